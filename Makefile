@@ -1,0 +1,30 @@
+# The two commands of the README:
+#   make demo   set up everything, then answer a question on the embedded demo VKG
+#   make test   set up everything, then run the whole test suite (real PostgreSQL + Ontop)
+#
+# Dataset files are never committed. NPD/Bgee/ATKIS come from their upstream, or from a
+# local mirror: NAVQA_DATASETS_MIRROR defaults to ../shared/datasets when that exists.
+NAVQA_DATASETS_MIRROR ?= $(abspath $(wildcard ../shared/datasets))
+export NAVQA_DATASETS_MIRROR
+export HF_HUB_OFFLINE = 1
+export TRANSFORMERS_OFFLINE = 1
+
+QUERY ?= PREFIX rail: <http://example.org/navqa/rail\#> SELECT ?line WHERE { ?f rail:franchiseLine ?l ; rail:franchiseOperator ?o . ?o rail:name "Northern Vale Rail" . ?l rail:name ?line }
+
+.PHONY: setup demo test bench lint
+
+setup:
+	@./scripts/bootstrap.sh
+
+demo: setup
+	.venv/bin/navqa sparql --vkg demo '$(QUERY)'
+
+test: setup
+	.venv/bin/python -m pytest
+
+bench: setup
+	.venv/bin/navqa bench all
+
+lint:
+	.venv/bin/ruff check navqa tests
+	.venv/bin/mypy

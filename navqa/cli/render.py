@@ -1,0 +1,100 @@
+"""Render SPARQL results as a table, JSON or CSV."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+from rich.table import Table
+
+from navqa.model.iri import compact
+from navqa.model.terms import (
+    AskResult,
+    BNodeTerm,
+    GraphResult,
+    IRITerm,
+    LiteralTerm,
+    QueryResult,
+    SelectResult,
+    Term,
+)
+
+
+def term_json(t: Term | None) -> dict[str, str] | None:
+    """SPARQL 1.1 JSON results form of one term."""
+    if t is None:
+        return None
+    if isinstance(t, IRITerm):
+        return {"type": "uri", "value": t.value}
+    if isinstance(t, BNodeTerm):
+        return {"type": "bnode", "value": t.id}
+    out = {"type": "literal", "value": t.value}
+    if t.datatype:
+        out["datatype"] = t.datatype
+    if t.lang:
+        out["xml:lang"] = t.lang
+    return out
+
+
+def result_json(result: QueryResult) -> dict[str, object]:
+    """A result as SPARQL 1.1 JSON (SELECT/ASK) or ``{"ntriples": ...}``."""
+    if isinstance(result, AskResult):
+        return {"head": {}, "boolean": result.value}
+    if isinstance(result, GraphResult):
+        return {"ntriples": result.ntriples}
+    return {
+        "head": {"vars": list(result.variables)},
+        "results": {"bindings": [
+            {v: term_json(t) for v, t in zip(result.variables, row, strict=True) if t is not None}
+            for row in result.rows
+        ]},
+    }
+
+
+def to_json(result: QueryResult) -> str:
+    return json.dumps(result_json(result), indent=1, ensure_ascii=False)
+
+
+def to_csv(result: QueryResult) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    if isinstance(result, AskResult):
+        w.writerow(["boolean"])
+        w.writerow(["true" if result.value else "false"])
+    elif isinstance(result, GraphResult):
+        w.writerow(["subject", "predicate", "object"])
+        for s, p, o in result.triples:
+            w.writerow([str(s), str(p), str(o)])
+    else:
+        w.writerow(result.variables)
+        for row in result.rows:
+            w.writerow(["" if t is None else str(t) for t in row])
+    return buf.getvalue()
+
+
+def cell(t: Term | None, prefixes: dict[str, str]) -> str:
+    if t is None:
+        return ""
+    if isinstance(t, IRITerm):
+        return compact(t.value, prefixes) if prefixes else t.value
+    if isinstance(t, LiteralTerm):
+        return t.value
+    return str(t)
+
+
+def to_table(result: QueryResult, prefixes: dict[str, str] | None = None,
+             max_rows: int = 200) -> Table | str:
+    """A rich table for SELECT, a sentence for ASK, N-Triples for graphs."""
+    prefixes = prefixes or {}
+    if isinstance(result, AskResult):
+        return "yes" if result.value else "no"
+    if isinstance(result, GraphResult):
+        return result.ntriples
+    assert isinstance(result, SelectResult)
+    t = Table(*result.variables, caption=f"{len(result.rows)} row(s)")
+    for row in result.rows[:max_rows]:
+        t.add_row(*(cell(x, prefixes) for x in row))
+    if len(result.rows) > max_rows:
+        t.caption = f"{len(result.rows)} row(s), first {max_rows} shown"
+    return t

@@ -1,0 +1,284 @@
+"""Typed events of the online stage, and the :class:`Answer` they end in.
+
+The pipeline (and the SAGA agent) *yield* these; ``navqa ask --explain``, the evaluation
+harness and the Python API all read the same stream. Every event is a frozen dataclass
+with a ``stage`` name and the wall time the step took.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import ClassVar, Literal
+
+from navqa.model.graph import Edge
+from navqa.model.iri import IRI
+from navqa.model.terms import QueryResult
+
+Method = Literal["llm", "offline"]
+
+
+class AnswerKind(StrEnum):
+    """What kind of answer the question expects (SAGA's answer-type prior)."""
+
+    ENTITY = "entity"
+    QUANTITY = "quantity"
+    DATE = "date"
+    BOOLEAN = "boolean"
+    COUNT = "count"
+    TEXT = "text"
+
+
+@dataclass(frozen=True, slots=True)
+class ValueMention:
+    """A literal value mentioned in the question.
+
+    Attributes:
+        text: As written (without quotes).
+        kind: ``string``, ``number``, ``date`` or ``year``.
+        comparator: ``=``, ``>``, ``<``, ``>=``, ``<=`` (from "after", "more than", …).
+    """
+
+    text: str
+    kind: Literal["string", "number", "date", "year"] = "string"
+    comparator: str = "="
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionCues:
+    """Surface cues of the question's form."""
+
+    wh: str | None = None
+    how_many: bool = False
+    yes_no: bool = False
+    superlative: Literal["max", "min"] | None = None
+    superlative_word: str | None = None
+    list_all: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Mentions:
+    """What the question talks about: W_C, W_P and values (NaVQA §3.2)."""
+
+    classes: tuple[str, ...] = ()
+    properties: tuple[str, ...] = ()
+    values: tuple[ValueMention, ...] = ()
+    cues: QuestionCues = field(default_factory=QuestionCues)
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredTerm:
+    """An ontology element with a relevance score."""
+
+    iri: IRI
+    score: float
+    label: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A property considered at one node of the expansion.
+
+    Attributes:
+        prop: The property.
+        direction: ``out`` (node is the subject) or ``in`` (node is the object).
+        neighbour: The class (or datatype) at the other end.
+        score: Relevance to the question.
+        listing: The compact, schema-annotated line shown to a judge.
+    """
+
+    prop: IRI
+    direction: Literal["out", "in"]
+    neighbour: IRI
+    score: float
+    listing: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ValueGrounding:
+    """Where a value mention was found in the data, and in what stored form."""
+
+    mention: str
+    cls: IRI | None
+    prop: IRI | None
+    stored: str | None
+    probes: int = 0
+
+
+@dataclass(frozen=True)
+class Event:
+    """Base of every pipeline event."""
+
+    stage: ClassVar[str] = "event"
+    seconds: float = field(default=0.0, kw_only=True)
+
+
+@dataclass(frozen=True)
+class MentionsExtracted(Event):
+    stage: ClassVar[str] = "mentions"
+    mentions: Mentions
+    method: Method
+
+
+@dataclass(frozen=True)
+class AnswerTypePredicted(Event):
+    stage: ClassVar[str] = "answer-type"
+    kind: AnswerKind
+    cls: IRI | None
+    label: str
+    method: Method
+
+
+@dataclass(frozen=True)
+class Linked(Event):
+    stage: ClassVar[str] = "linking"
+    classes: tuple[ScoredTerm, ...]
+    properties: tuple[ScoredTerm, ...]
+
+
+@dataclass(frozen=True)
+class PropertiesJudged(Event):
+    """One judge decision at one node (batched: all its candidates at once)."""
+
+    stage: ClassVar[str] = "judge"
+    root: IRI
+    node: IRI
+    depth: int
+    candidates: tuple[Candidate, ...]
+    selected: tuple[IRI, ...]
+    filtered_out: tuple[IRI, ...]
+    available: int
+    method: Method
+
+
+@dataclass(frozen=True)
+class SubgraphExpanded(Event):
+    stage: ClassVar[str] = "expansion"
+    root: IRI
+    edges: tuple[Edge, ...]
+    depth: int
+
+
+@dataclass(frozen=True)
+class SubgraphVerbalized(Event):
+    stage: ClassVar[str] = "verbalization"
+    root: IRI
+    text: str
+
+
+@dataclass(frozen=True)
+class SubgraphsReranked(Event):
+    stage: ClassVar[str] = "rerank"
+    scores: tuple[ScoredTerm, ...]
+    chosen: IRI
+    method: str
+
+
+@dataclass(frozen=True)
+class ValuesGrounded(Event):
+    stage: ClassVar[str] = "values"
+    groundings: tuple[ValueGrounding, ...]
+    enabled: bool = True
+
+
+@dataclass(frozen=True)
+class QuerySynthesized(Event):
+    stage: ClassVar[str] = "synthesis"
+    sparql: str
+    method: Method
+
+
+@dataclass(frozen=True)
+class QueryChecked(Event):
+    """Static checks before execution; ``sparql`` is the (possibly repaired) query."""
+
+    stage: ClassVar[str] = "check"
+    sparql: str
+    ok: bool
+    issues: tuple[str, ...] = ()
+    unmapped_terms: tuple[IRI, ...] = ()
+    repaired: bool = False
+
+
+@dataclass(frozen=True)
+class QueryExecuted(Event):
+    stage: ClassVar[str] = "execution"
+    sparql: str
+    rows: int
+    empty: bool
+
+
+@dataclass(frozen=True)
+class QueryRepaired(Event):
+    """An empty or failed result was repaired (SAGA-style agent loop)."""
+
+    stage: ClassVar[str] = "repair"
+    attempt: int
+    before: str
+    after: str
+    reason: str
+    method: Method
+
+
+@dataclass(frozen=True)
+class AgentStep(Event):
+    """One ReAct step of the agent strategy."""
+
+    stage: ClassVar[str] = "agent"
+    step: int
+    thought: str
+    action: str
+    argument: str
+    observation: str
+
+
+@dataclass(frozen=True)
+class TypeStateUpdated(Event):
+    stage: ClassVar[str] = "type-state"
+    entity: str
+    types: tuple[IRI, ...]
+    source: str
+
+
+@dataclass
+class Answer:
+    """The outcome of one question.
+
+    Attributes:
+        question: The question as asked.
+        sparql: The query that was executed (``None`` when none could be produced).
+        result: Its result (``None`` when it was refused or failed).
+        events: Every event, in order.
+        timings: Seconds per stage (sums over repeated stages).
+        llm_calls / prompt_tokens / completion_tokens: LLM accounting.
+        error: Why no result exists, when one does not.
+        strategy: ``navqa`` or ``agent`` (or a baseline name).
+    """
+
+    question: str
+    sparql: str | None
+    result: QueryResult | None
+    events: tuple[Event, ...] = ()
+    timings: dict[str, float] = field(default_factory=dict)
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    error: str | None = None
+    strategy: str = "navqa"
+
+    @property
+    def empty(self) -> bool:
+        """True when the query ran and returned nothing (a silent failure, if unexpected)."""
+        return self.result is not None and self.result.is_empty
+
+    def of(self, kind: type[Event]) -> list[Event]:
+        """Events of one type."""
+        return [e for e in self.events if isinstance(e, kind)]
+
+
+@dataclass(frozen=True)
+class Answered(Event):
+    """The last event of a stream."""
+
+    stage: ClassVar[str] = "answer"
+    answer: Answer

@@ -1,0 +1,515 @@
+"""Read an OWL ontology file (any RDF syntax) into an :class:`~navqa.model.ontology.Ontology`.
+
+The parser works on the raw RDF triples (rdflib), without a reasoner: it reports what the
+file *states*, which is what the closure and the descriptions build on.
+
+Syntax is chosen by content, never by extension (Bgee's ``.owl`` file is Turtle): a leading
+``<?xml`` or ``<rdf:RDF`` means RDF/XML, a leading ``@prefix``/``PREFIX``/``@base`` means
+Turtle, otherwise Turtle, RDF/XML, N3 and N-Triples are tried in that order.
+
+Tolerated defect: a Turtle ``"..."``/``'...'`` literal that spans several lines (forbidden
+by Turtle, accepted by the OWL API; ``atkis2.ttl`` line 413 has one). When the strict parse
+fails and the text has such a literal, the raw newlines inside it are re-escaped as ``\\n``
+and the parse is retried once; a warning is logged. Anything else malformed raises
+:class:`~navqa.errors.OntologyParseError` with the file and, when rdflib reports it, the line.
+
+Counting rules (what ``len(ontology.classes)`` etc. mean):
+
+* **classes**: IRIs (no blank nodes) with ``rdf:type owl:Class`` or ``rdf:type rdfs:Class``,
+  except ``owl:Thing`` and ``owl:Nothing``. Classes that are only *used* (in
+  ``rdfs:subClassOf``, domains, restrictions...) without a declaration are not counted.
+* **object properties**: IRIs typed ``owl:ObjectProperty``.
+* **data properties**: IRIs typed ``owl:DatatypeProperty``.
+* **annotation properties**: IRIs typed ``owl:AnnotationProperty``.
+* **triple_count**: ``len()`` of the rdflib graph the entities were read from, i.e. the
+  distinct triples of the main file, plus those of every followed import when
+  ``follow_imports=True`` (all files are loaded into one graph).
+
+With these rules NPD's ``npd-v2-ql.owl`` gives 342 / 142 / 238 and 13,448 triples, Bgee's
+``bgee_v14_genex.owl`` 32 / 23 / 6 (882 triples) and ATKIS's ``atkis2.ttl`` 108 / 33 / 38
+(662 triples) for the main file alone.
+
+Imports are followed only with ``follow_imports=True``, through an OASIS XML catalog
+(Protégé's ``catalog-v001.xml``: ``<uri name=... uri=...>`` entries, resolved relative to the
+catalog file and any ``xml:base``; the first matching entry wins) or ``file:`` IRIs. The
+network is never touched: an import the catalog does not resolve is recorded in
+``Ontology.skipped_imports`` and not loaded.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+from rdflib import BNode, Graph, Literal, URIRef
+from rdflib.collection import Collection
+from rdflib.namespace import DC, DCTERMS, OWL, RDF, RDFS, SKOS
+from rdflib.term import Node
+
+from navqa.errors import OntologyParseError
+from navqa.model.ontology import EntityKind, LangString, OntClass, Ontology, OntProperty
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["parse_ontology", "read_catalog", "sniff_rdf_format"]
+
+_LABEL_PREDICATES = (RDFS.label, SKOS.prefLabel)
+_COMMENT_PREDICATES = (RDFS.comment, SKOS.definition, DC.description, DCTERMS.description)
+_EXCLUDED_CLASSES = frozenset({OWL.Thing, OWL.Nothing})
+_XSD = "http://www.w3.org/2001/XMLSchema#"
+_BUILTIN_DATATYPES = frozenset(
+    {RDFS.Literal, RDF.PlainLiteral, RDF.langString, RDF.XMLLiteral, RDF.HTML, OWL.rational}
+)
+_CATALOG_NS = "{urn:oasis:names:tc:entity:xmlns:xml:catalog}"
+_XML_BASE = "{http://www.w3.org/XML/1998/namespace}base"
+_FALLBACK_FORMATS = ("turtle", "xml", "n3", "nt")
+
+
+def parse_ontology(
+    path: Path,
+    *,
+    catalog: Path | None = None,
+    follow_imports: bool = False,
+) -> Ontology:
+    """Parse an ontology file into typed classes and properties.
+
+    Args:
+        path: The ontology file (RDF/XML, Turtle, N3 or N-Triples; sniffed from content).
+        catalog: An OASIS XML catalog mapping import IRIs to local files. Used only when
+            ``follow_imports`` is true; it is still read (and validated) otherwise.
+        follow_imports: Load ``owl:imports`` (transitively) that the catalog resolves, or
+            that are ``file:`` IRIs, and merge them into the result.
+
+    Returns:
+        The ontology. ``imports`` lists the import IRIs that were loaded,
+        ``skipped_imports`` those declared but not loaded.
+
+    Raises:
+        OntologyParseError: The file (or a followed import, or the catalog) is missing
+            or malformed.
+
+    Example:
+        >>> onto = parse_ontology(Path("npd-v2-ql.owl"))  # doctest: +SKIP
+        >>> len(onto.classes), onto.triple_count  # doctest: +SKIP
+        (342, 13448)
+    """
+    path = Path(path)
+    entries = read_catalog(catalog) if catalog is not None else {}
+    graph = Graph(bind_namespaces="none")
+    _load_into(graph, path)
+    ontology_iri = _ontology_iri(graph)
+
+    followed: list[str] = []
+    skipped: list[str] = []
+    pending = [str(o) for o in _imports_of(graph)]
+    seen: set[str] = set()
+    while pending:
+        iri = pending.pop(0)
+        if iri in seen:
+            continue
+        seen.add(iri)
+        local = _resolve_import(iri, entries) if follow_imports else None
+        if local is None:
+            skipped.append(iri)
+            continue
+        sub = Graph(bind_namespaces="none")
+        _load_into(sub, local)
+        _merge(graph, sub)
+        followed.append(iri)
+        pending.extend(str(o) for o in _imports_of(sub))
+
+    return _build(graph, path, ontology_iri, tuple(followed), tuple(skipped))
+
+
+def sniff_rdf_format(text: str) -> str | None:
+    """Guess the rdflib format name of an RDF document from its first significant line.
+
+    Returns ``"xml"`` for RDF/XML, ``"turtle"`` for Turtle with a prefix or base
+    directive, and ``None`` when the content does not say (the caller then tries several).
+
+    Example:
+        >>> sniff_rdf_format('<?xml version="1.0"?><rdf:RDF/>')
+        'xml'
+        >>> sniff_rdf_format("# comment\\n@prefix : <http://x/> .")
+        'turtle'
+    """
+    for raw in text.lstrip("\ufeff").splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith(("<?xml", "<rdf:RDF", "<!DOCTYPE rdf:RDF", "<!--")):
+            return "xml"
+        if re.match(r"(@prefix|@base|PREFIX|BASE)\b", line, re.IGNORECASE):
+            return "turtle"
+        return None
+    return None
+
+
+def read_catalog(catalog: Path) -> dict[str, Path]:
+    """Read an OASIS XML catalog into ``{import IRI: local file}``.
+
+    ``<uri name=... uri=...>`` entries are resolved against the catalog's directory and any
+    ``xml:base`` on enclosing elements. When an IRI is listed twice, the first entry wins
+    (OASIS catalog semantics).
+
+    Raises:
+        OntologyParseError: The catalog is missing or is not well-formed XML.
+    """
+    catalog = Path(catalog)
+    try:
+        tree = ET.parse(catalog)
+    except FileNotFoundError as e:
+        raise OntologyParseError("XML catalog not found", path=catalog) from e
+    except ET.ParseError as e:
+        raise OntologyParseError(
+            f"malformed XML catalog: {e}", path=catalog, line=e.position[0]
+        ) from e
+    entries: dict[str, Path] = {}
+    for name, uri in _catalog_uris(tree.getroot(), catalog.parent):
+        entries.setdefault(name, uri)
+    return entries
+
+
+# -- loading ------------------------------------------------------------------------------
+
+
+def _load_into(graph: Graph, path: Path) -> None:
+    """Parse ``path`` into ``graph``, choosing the syntax by content."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError as e:
+        raise OntologyParseError("ontology file not found", path=path) from e
+    except OSError as e:
+        raise OntologyParseError(f"cannot read ontology file: {e}", path=path) from e
+    text = data.decode("utf-8", errors="replace")
+    sniffed = sniff_rdf_format(text)
+    formats = (sniffed,) if sniffed else _FALLBACK_FORMATS
+    errors: list[Exception] = []
+    for fmt in formats:
+        try:
+            part = _parse_as(data, text, fmt, path)
+        except Exception as e:  # noqa: BLE001 - rdflib raises many unrelated types
+            errors.append(e)
+            continue
+        _merge(graph, part)
+        return
+    raise OntologyParseError(
+        f"not valid RDF ({', '.join(formats)} tried): {_one_line(errors[0])}",
+        path=path,
+        line=_error_line(errors[0]),
+    ) from errors[0]
+
+
+def _parse_as(data: bytes, text: str, fmt: str, path: Path) -> Graph:
+    """Parse in one syntax; for Turtle, retry once with multi-line literals re-escaped."""
+    base = path.resolve().as_uri()
+    graph = Graph(bind_namespaces="none")
+    try:
+        graph.parse(data=data, format=fmt, publicID=base)
+        return graph
+    except Exception as strict_error:
+        fixed = _escape_multiline_short_literals(text) if fmt == "turtle" else text
+        if fixed == text:
+            raise
+        graph = Graph(bind_namespaces="none")
+        try:
+            graph.parse(data=fixed, format=fmt, publicID=base)
+        except Exception:  # noqa: BLE001 - the strict error is the one to report
+            raise strict_error from None
+    logger.warning(
+        "%s: Turtle literal spans several lines; re-escaped raw newlines as \\n and parsed again",
+        path,
+    )
+    return graph
+
+
+def _merge(graph: Graph, part: Graph) -> None:
+    for prefix, ns in part.namespaces():
+        graph.bind(prefix, ns, override=False, replace=False)
+    graph += part
+
+
+def _escape_multiline_short_literals(text: str) -> str:
+    """Replace raw line breaks inside single-quoted Turtle strings with ``\\n`` escapes.
+
+    Long (triple-quoted) strings, IRIs and comments are left untouched.
+    """
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "#":
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            out.append(text[i:j])
+            i = j
+        elif c == "<":
+            j = i + 1
+            while j < n and text[j] not in '>\n "{}|^`':
+                j += 1
+            if j < n and text[j] == ">":
+                out.append(text[i : j + 1])
+                i = j + 1
+            else:
+                out.append(c)
+                i += 1
+        elif c in "\"'":
+            if text.startswith(c * 3, i):
+                j = i + 3
+                while j < n and not text.startswith(c * 3, j):
+                    j += 2 if text[j] == "\\" else 1
+                out.append(text[i : j + 3])
+                i = j + 3
+            else:
+                j = i + 1
+                buf = [c]
+                while j < n and text[j] != c:
+                    if text[j] == "\\" and j + 1 < n:
+                        buf.append(text[j : j + 2])
+                        j += 2
+                        continue
+                    if text[j] == "\r":
+                        buf.append("\\r")
+                    elif text[j] == "\n":
+                        buf.append("\\n")
+                    else:
+                        buf.append(text[j])
+                    j += 1
+                buf.append(c if j < n else "")
+                out.append("".join(buf))
+                i = j + 1
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def _error_line(e: BaseException) -> int | None:
+    get_line = getattr(e, "getLineNumber", None)
+    if callable(get_line):
+        try:
+            return int(get_line())
+        except (TypeError, ValueError):
+            return None
+    m = re.search(r"\bline (\d+)", str(e))
+    return int(m.group(1)) if m else None
+
+
+def _one_line(e: BaseException) -> str:
+    text = " ".join(str(e).split())
+    return text[:300] + ("…" if len(text) > 300 else "")
+
+
+# -- imports and catalogs ------------------------------------------------------------------
+
+
+def _catalog_uris(elem: ET.Element, base: Path) -> Iterator[tuple[str, Path]]:
+    xml_base = elem.get(_XML_BASE)
+    if xml_base:
+        base = base / xml_base
+    for child in elem:
+        if child.tag == f"{_CATALOG_NS}uri":
+            name, uri = child.get("name"), child.get("uri")
+            if name and uri:
+                yield name, _local_path(uri, base)
+        elif child.tag == f"{_CATALOG_NS}group":
+            yield from _catalog_uris(child, base)
+
+
+def _local_path(uri: str, base: Path) -> Path:
+    if uri.startswith("file:"):
+        return Path(unquote(urlparse(uri).path))
+    return (base / unquote(uri)).resolve()
+
+
+def _resolve_import(iri: str, entries: dict[str, Path]) -> Path | None:
+    local = entries.get(iri) or entries.get(iri.rstrip("/"))
+    if local is None and iri.startswith("file:"):
+        local = _local_path(iri, Path("."))
+    if local is None:
+        return None
+    if not local.is_file():
+        raise OntologyParseError(f"import {iri} resolves to a missing file", path=local)
+    return local
+
+
+def _imports_of(graph: Graph) -> list[URIRef]:
+    return sorted({o for o in graph.objects(None, OWL.imports) if isinstance(o, URIRef)})
+
+
+def _ontology_iri(graph: Graph) -> str | None:
+    iris = sorted(str(s) for s in graph.subjects(RDF.type, OWL.Ontology) if isinstance(s, URIRef))
+    return iris[0] if iris else None
+
+
+# -- extraction ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Reader:
+    """Reads entity facts out of one graph."""
+
+    g: Graph
+
+    def declared(self, *types: URIRef) -> set[URIRef]:
+        return {s for t in types for s in self.g.subjects(RDF.type, t) if isinstance(s, URIRef)}
+
+    def texts(self, s: URIRef, predicates: Iterable[URIRef]) -> tuple[LangString, ...]:
+        found = {
+            LangString(str(o), o.language or None)
+            for p in predicates
+            for o in self.g.objects(s, p)
+            if isinstance(o, Literal)
+        }
+        return tuple(sorted(found, key=lambda v: (v.lang or "", v.text)))
+
+    def named(self, s: URIRef, p: URIRef) -> frozenset[str]:
+        return frozenset(str(o) for o in self.g.objects(s, p) if isinstance(o, URIRef))
+
+    def symmetric(self, s: URIRef, p: URIRef) -> frozenset[str]:
+        out = {o for o in self.g.objects(s, p) if isinstance(o, URIRef)}
+        out |= {o for o in self.g.subjects(p, s) if isinstance(o, URIRef)}
+        out.discard(s)
+        return frozenset(str(x) for x in out)
+
+    def members(self, node: Node, p: URIRef) -> list[object]:
+        out: list[object] = []
+        for head in self.g.objects(node, p):
+            out.extend(Collection(self.g, head))
+        return out
+
+    def union_flat(self, s: URIRef, p: URIRef) -> frozenset[str]:
+        """Named objects of ``p``, with ``owl:unionOf`` members of anonymous ones flattened."""
+        out: set[str] = set()
+        todo: list[object] = list(self.g.objects(s, p))
+        seen: set[object] = set()
+        while todo:
+            o = todo.pop()
+            if o in seen:
+                continue
+            seen.add(o)
+            if isinstance(o, URIRef):
+                out.add(str(o))
+            elif isinstance(o, BNode):
+                todo.extend(self.members(o, OWL.unionOf))
+        return frozenset(out)
+
+    def restriction_terms(self, cls: URIRef) -> tuple[frozenset[str], frozenset[str]]:
+        """Named classes and properties inside anonymous superclass expressions of ``cls``.
+
+        Superclass side: objects of ``rdfs:subClassOf`` and ``owl:equivalentClass`` that are
+        blank nodes, walked through restrictions (``someValuesFrom``, ``allValuesFrom``,
+        ``onClass``) and ``intersectionOf``; ``unionOf``/``complementOf`` are not entailed
+        superclasses and are not entered. Datatype fillers (``xsd:double`` in a data
+        property restriction) are not classes and are left out; the property is kept.
+        """
+        classes: set[str] = set()
+        props: set[str] = set()
+        todo = [
+            o
+            for p in (RDFS.subClassOf, OWL.equivalentClass)
+            for o in self.g.objects(cls, p)
+            if isinstance(o, BNode)
+        ]
+        seen: set[BNode] = set()
+        while todo:
+            node = todo.pop()
+            if node in seen:
+                continue
+            seen.add(node)
+            for prop in self.g.objects(node, OWL.onProperty):
+                if isinstance(prop, BNode):
+                    prop = next(iter(self.g.objects(prop, OWL.inverseOf)), prop)
+                if isinstance(prop, URIRef):
+                    props.add(str(prop))
+            fillers: list[object] = [
+                o
+                for p in (OWL.someValuesFrom, OWL.allValuesFrom, OWL.onClass)
+                for o in self.g.objects(node, p)
+            ]
+            fillers += self.members(node, OWL.intersectionOf)
+            for f in fillers:
+                if isinstance(f, URIRef):
+                    classes.add(str(f))
+                elif isinstance(f, BNode):
+                    todo.append(f)
+        classes -= {str(c) for c in _EXCLUDED_CLASSES}
+        classes = {c for c in classes if not self.is_datatype(URIRef(c))}
+        return frozenset(classes), frozenset(props)
+
+    def is_datatype(self, iri: URIRef) -> bool:
+        """Whether ``iri`` names a datatype (XSD, ``rdfs:Literal``, ``rdf:*``, or declared)."""
+        return (
+            str(iri).startswith(_XSD)
+            or iri in _BUILTIN_DATATYPES
+            or (iri, RDF.type, RDFS.Datatype) in self.g
+        )
+
+    def all_disjoint(self) -> dict[str, set[str]]:
+        out: dict[str, set[str]] = {}
+        for node in self.g.subjects(RDF.type, OWL.AllDisjointClasses):
+            names = [str(m) for m in self.members(node, OWL.members) if isinstance(m, URIRef)]
+            for a in names:
+                out.setdefault(a, set()).update(b for b in names if b != a)
+        return out
+
+
+def _build(
+    g: Graph,
+    path: Path,
+    iri: str | None,
+    followed: tuple[str, ...],
+    skipped: tuple[str, ...],
+) -> Ontology:
+    r = _Reader(g)
+    class_iris = r.declared(OWL.Class, RDFS.Class) - _EXCLUDED_CLASSES
+    group_disjoint = r.all_disjoint()
+    classes: dict[str, OntClass] = {}
+    for c in sorted(class_iris):
+        restr_classes, restr_props = r.restriction_terms(c)
+        classes[str(c)] = OntClass(
+            iri=str(c),
+            labels=r.texts(c, _LABEL_PREDICATES),
+            comments=r.texts(c, _COMMENT_PREDICATES),
+            parents=r.named(c, RDFS.subClassOf) - {str(OWL.Thing), str(c)},
+            restriction_parents=restr_classes,
+            restriction_properties=restr_props,
+            equivalents=r.symmetric(c, OWL.equivalentClass),
+            disjoints=r.symmetric(c, OWL.disjointWith) | group_disjoint.get(str(c), set()),
+        )
+    functional = r.declared(OWL.FunctionalProperty)
+
+    def props(kind: EntityKind, decl: URIRef) -> dict[str, OntProperty]:
+        out: dict[str, OntProperty] = {}
+        for p in sorted(r.declared(decl)):
+            out[str(p)] = OntProperty(
+                iri=str(p),
+                kind=kind,
+                labels=r.texts(p, _LABEL_PREDICATES),
+                comments=r.texts(p, _COMMENT_PREDICATES),
+                parents=r.named(p, RDFS.subPropertyOf) - {str(p)},
+                domains=r.union_flat(p, RDFS.domain),
+                ranges=r.union_flat(p, RDFS.range),
+                inverses=r.symmetric(p, OWL.inverseOf),
+                equivalents=r.symmetric(p, OWL.equivalentProperty),
+                functional=p in functional,
+            )
+        return out
+
+    return Ontology(
+        classes=classes,
+        object_properties=props(EntityKind.OBJECT_PROPERTY, OWL.ObjectProperty),
+        data_properties=props(EntityKind.DATA_PROPERTY, OWL.DatatypeProperty),
+        annotation_properties=props(EntityKind.ANNOTATION_PROPERTY, OWL.AnnotationProperty),
+        prefixes={prefix: str(ns) for prefix, ns in g.namespaces()},
+        triple_count=len(g),
+        iri=iri,
+        source=path,
+        imports=followed,
+        skipped_imports=skipped,
+    )
