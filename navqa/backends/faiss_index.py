@@ -83,6 +83,12 @@ class FaissIndex:
             raise ValueError(f"{what} must have shape (n, {self.dim}), got {arr.shape}")
         return np.ascontiguousarray(arr)
 
+    def vectors(self) -> np.ndarray:
+        """All stored vectors, in id order (a copy), shape ``(len(self), dim)``."""
+        if not self._ids:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.asarray(self._index.reconstruct_n(0, len(self._ids)), dtype=np.float32)
+
     def add(self, ids: Sequence[str], vectors: Vectors) -> None:
         """Append vectors with their ids.
 

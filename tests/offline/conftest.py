@@ -1,44 +1,35 @@
-"""Local stand-in for the lead's ``shared_dataset`` fixture: paths into the dataset mirror.
+"""``dataset_file(name, role)``: a verified local copy of one dataset file.
 
-Tests that use it carry the ``npd`` / ``bgee`` / ``atkis`` marker and *fail* when the mirror
-is not present (CI always has it; a silent skip would hide a broken setup). The mirror is never copied into the
-repository.
+Files come through navqa's dataset fetcher (``shared_dataset`` in ``tests/conftest.py``):
+from the cache, the mirror (``NAVQA_DATASETS_MIRROR``; CI always sets it) or upstream,
+checked against the manifest's SHA-256. A missing file *fails* the test — a silent skip
+would hide a broken setup. Two extra "roles" name files the manifests keep as ``doc``:
+ATKIS's strict-Turtle copy of its ontology and the HEAD revision of its mapping.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-MIRROR = Path(os.environ.get("NAVQA_DATASETS_MIRROR", "/work/shared/datasets"))
+from navqa.runtime.datasets import LocalDataset
 
-_FILES: dict[tuple[str, str], str] = {
-    ("npd", "ontology"): "npd/ontology/npd-v2-ql.owl",
-    ("npd", "mapping"): "npd/mappings/npd-v2-ql.obda",
-    ("npd", "mapping-r2rml"): "npd/mappings/npd-v2-ql.r2rml",
-    ("bgee", "ontology"): "bgee/ontology/bgee_v14_genex.owl",
-    ("bgee", "mapping"): "bgee/mappings/bgee_v14_genex.obda",
-    ("bgee", "mapping-r2rml"): "bgee/mappings/bgee_v14_genex.r2rml.ttl",
-    ("atkis", "ontology"): "atkis/ontology/atkis2.ttl",
-    ("atkis", "ontology-strict"): "atkis/ontology/atkis2.strict-turtle.ttl",
-    ("atkis", "catalog"): "atkis/ontology/catalog-v001.xml",
-    ("atkis", "mapping"): "atkis/mappings/atkis1.daf001d-reconstructed.obda",
-    ("atkis", "mapping-head"): "atkis/mappings/atkis1.obda",
+_EXTRA: dict[tuple[str, str], str] = {
+    ("atkis", "ontology-strict"): "ontology/atkis2.strict-turtle.ttl",
+    ("atkis", "mapping-head"): "mappings/atkis1.obda",
 }
 
 
 @pytest.fixture
-def dataset_file() -> Callable[[str, str], Path]:
-    """``dataset_file(name, role)`` → the local file; skips when the mirror lacks it."""
+def dataset_file(shared_dataset: Callable[[str], LocalDataset]) -> Callable[[str, str], Path]:
+    """``dataset_file(name, role)`` → the local, checksum-verified file."""
 
     def get(name: str, role: str) -> Path:
-        rel = _FILES[(name, role)]
-        path = MIRROR / rel
-        if not path.is_file():
-            pytest.fail(f"dataset file {rel} not found under {MIRROR} (set NAVQA_DATASETS_MIRROR)")
-        return path
+        ds = shared_dataset(name)
+        if (name, role) in _EXTRA:
+            return ds.local(_EXTRA[(name, role)])
+        return ds.path(role)  # type: ignore[arg-type]
 
     return get

@@ -1,0 +1,487 @@
+"""The active ontology Ta (NaVQA §3.1): close the mapped terms under stated dependencies.
+
+Rule (see ``docs/active-ontology.md``):
+
+* **Seeds** E0: every class and property used in a mapping target
+  (:meth:`~navqa.model.mapping.MappingSet.signature`).
+* **Dep(e)** for a class e: its directly stated *named* superclasses
+  (``e rdfs:subClassOf D``) and the named classes stated equivalent to it
+  (``e owl:equivalentClass D`` states ``e ⊑ D`` as well). Named classes that only occur
+  inside a superclass *expression* (``e ⊑ ∃p.D``, ``e ⊑ A ⊓ ∃p.D``) are not superclasses of
+  e and do not count; neither do disjoint classes.
+* **Dep(e)** for a property e: its directly stated super-properties and equivalent
+  properties, the classes of its ``rdfs:domain`` axioms, and — for object properties — the
+  classes of its ``rdfs:range`` axioms (``owl:unionOf`` members included). Data-property
+  ranges are datatypes, not elements. ``owl:inverseOf`` partners are not super-properties
+  and do not count.
+* E_{k+1} = E_k ∪ ⋃_{e ∈ E_k} Dep(e), restricted to terms T declares, until nothing is
+  added. Seeds T does not declare stay in E (audits report them) but have no Dep.
+
+**Ta, restricted to E** (:func:`restrict_to_signature`): T's RDF graph is cut into axioms —
+a triple with an IRI subject together with the blank-node structure hanging off its object,
+or a blank-node structure nobody points to (``owl:AllDisjointClasses``, SWRL rules, axiom
+annotations). An axiom is kept when every *element* it mentions is active. Elements are
+T's declared classes, object and data properties, plus its named individuals (IRIs typed
+``owl:NamedIndividual`` or by a declared class); an individual is active when one of its
+asserted types is in E. Annotation triples about active elements are therefore kept;
+triples that mention no element (the ontology header, annotation-property declarations)
+are kept too, since their signature is trivially included in E.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from rdflib import BNode, Graph, URIRef
+from rdflib.namespace import OWL, RDF, RDFS
+
+from navqa.errors import OntologyParseError
+from navqa.model.active import ActiveOntology, ActiveStats, ClosureStep
+from navqa.model.iri import IRI
+from navqa.model.mapping import MappingSet
+from navqa.model.ontology import EntityKind, Ontology
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "KIND_KEYS",
+    "TaCounts",
+    "build_active_ontology",
+    "close",
+    "count_by_kind",
+    "dependencies",
+    "load_ontology_graph",
+    "restrict_to_signature",
+]
+
+KIND_KEYS: tuple[str, ...] = (
+    "class",
+    "object_property",
+    "data_property",
+    "annotation_property",
+    "other",
+)
+"""Keys of the per-kind counts in :class:`~navqa.model.active.ActiveStats` (``other``:
+terms the ontology does not declare)."""
+
+
+# -- the closure ----------------------------------------------------------------------------
+
+
+def dependencies(ontology: Ontology, iri: IRI) -> frozenset[IRI]:
+    """Dep(e): the terms ``iri`` directly depends on, per the module's rule.
+
+    Only terms the ontology declares (classes, object and data properties) are returned;
+    an IRI the ontology does not declare has no dependencies.
+
+    Args:
+        ontology: The full ontology T.
+        iri: A class or property IRI.
+
+    Returns:
+        The directly stated superclasses (and named equivalents) of a class; the
+        super-properties, equivalents, domain classes and (object properties) range
+        classes of a property.
+    """
+    declared = ontology.signature
+    cls = ontology.classes.get(iri)
+    if cls is not None:
+        out = set(cls.parents | cls.equivalents)
+    else:
+        prop = ontology.property(iri)
+        if prop is None:
+            return frozenset()
+        out = set(prop.parents | prop.equivalents | prop.domains)
+        if prop.kind is EntityKind.OBJECT_PROPERTY:
+            out |= prop.ranges
+    out.discard(iri)
+    return frozenset(x for x in out if x in declared)
+
+
+def close(
+    ontology: Ontology, seeds: Iterable[IRI]
+) -> tuple[frozenset[IRI], tuple[ClosureStep, ...]]:
+    """Close ``seeds`` under :func:`dependencies` until a fixpoint.
+
+    Args:
+        ontology: The full ontology T.
+        seeds: E0.
+
+    Returns:
+        ``(E, steps)``: the fixpoint, and one :class:`ClosureStep` per iteration
+        k = 1, 2, … holding what iteration k added. The last step adds nothing (it is the
+        check that the fixpoint is reached), so ``len(steps) >= 1``.
+    """
+    current: set[IRI] = set(seeds)
+    frontier: set[IRI] = set(current)
+    steps: list[ClosureStep] = []
+    k = 0
+    while True:
+        k += 1
+        added: set[IRI] = set()
+        for e in frontier:
+            added |= dependencies(ontology, e)
+        added -= current
+        steps.append(ClosureStep(step=k, added=frozenset(added)))
+        if not added:
+            break
+        current |= added
+        frontier = added
+    return frozenset(current), tuple(steps)
+
+
+def count_by_kind(ontology: Ontology, iris: Iterable[IRI]) -> dict[str, int]:
+    """How many of ``iris`` are classes, object/data/annotation properties, or undeclared."""
+    counts = dict.fromkeys(KIND_KEYS, 0)
+    for i in iris:
+        kind = ontology.kind(i)
+        counts[str(kind) if kind is not None else "other"] += 1
+    return counts
+
+
+def build_active_ontology(
+    ontology: Ontology,
+    mappings: MappingSet,
+    *,
+    graph: Graph | None = None,
+) -> ActiveOntology:
+    """Compute the active ontology Ta of a VKG.
+
+    Args:
+        ontology: The full ontology T.
+        mappings: The mappings M; their target terms are the seeds E0.
+        graph: T's RDF graph, for the triple and axiom counts of Ta. When ``None`` it is
+            re-read from ``ontology.source`` (with its followed imports); when that is
+            not possible either, the counts are those of an empty graph and a warning
+            is logged.
+
+    Returns:
+        The active ontology, with its closure steps and :class:`ActiveStats`.
+    """
+    seeds = mappings.signature()
+    signature, steps = close(ontology, seeds)
+    if graph is None:
+        graph = _graph_for(ontology)
+    counts = restrict_to_signature(graph, ontology.signature, signature)
+    stats = ActiveStats(
+        seeds=count_by_kind(ontology, seeds),
+        active=count_by_kind(ontology, signature),
+        steps=len(steps),
+        full_triples=counts.full_triples,
+        active_triples=counts.active_triples,
+        full_axioms=counts.full_axioms,
+        active_axioms=counts.active_axioms,
+    )
+    declared = ontology.signature | frozenset(ontology.annotation_properties)
+    return ActiveOntology(
+        ontology=ontology,
+        mapped=seeds,
+        signature=signature,
+        steps=steps,
+        stats=stats,
+        undeclared_mapped=frozenset(s for s in seeds if s not in declared),
+    )
+
+
+# -- Ta: T restricted to the signature ------------------------------------------------------
+
+#: Predicates whose triples (with their blank-node structure) are logical axioms.
+_LOGICAL_PREDICATES = frozenset(
+    {
+        RDFS.subClassOf,
+        RDFS.subPropertyOf,
+        RDFS.domain,
+        RDFS.range,
+        OWL.equivalentClass,
+        OWL.equivalentProperty,
+        OWL.disjointWith,
+        OWL.inverseOf,
+        OWL.propertyDisjointWith,
+        OWL.propertyChainAxiom,
+        OWL.hasKey,
+        OWL.disjointUnionOf,
+        OWL.sameAs,
+        OWL.differentFrom,
+    }
+)
+#: ``rdf:type`` objects that make a characteristic (logical) axiom, not a declaration.
+_CHARACTERISTICS = frozenset(
+    {
+        OWL.FunctionalProperty,
+        OWL.InverseFunctionalProperty,
+        OWL.TransitiveProperty,
+        OWL.SymmetricProperty,
+        OWL.AsymmetricProperty,
+        OWL.ReflexiveProperty,
+        OWL.IrreflexiveProperty,
+    }
+)
+#: ``rdf:type`` objects of blank-node roots that are logical axioms (n-ary disjointness,
+#: negative assertions, SWRL rules).
+_LOGICAL_ROOT_TYPES = frozenset(
+    {
+        OWL.AllDisjointClasses,
+        OWL.AllDisjointProperties,
+        OWL.AllDifferent,
+        OWL.NegativePropertyAssertion,
+        URIRef("http://www.w3.org/2003/11/swrl#Imp"),
+    }
+)
+#: ``rdf:type`` objects that declare an entity (declaration axioms, not logical ones).
+_DECLARATION_TYPES = frozenset(
+    {
+        OWL.Class,
+        RDFS.Class,
+        OWL.ObjectProperty,
+        OWL.DatatypeProperty,
+        OWL.AnnotationProperty,
+        OWL.NamedIndividual,
+        RDFS.Datatype,
+        OWL.Ontology,
+        RDF.Property,
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class TaCounts:
+    """Sizes of T and of Ta (see :func:`restrict_to_signature`).
+
+    Attributes:
+        full_triples: Distinct triples of T's graph.
+        active_triples: Triples of T kept in Ta.
+        full_axioms: Logical axioms of T (sub-class/property, equivalence, disjointness,
+            domain, range, inverse, characteristics, keys, chains, SWRL rules, class and
+            property assertions about individuals).
+        active_axioms: Logical axioms of Ta.
+        dropped_elements: How often each non-active element caused an axiom to be dropped
+            (for reports: which unmapped terms carry most of T).
+    """
+
+    full_triples: int
+    active_triples: int
+    full_axioms: int
+    active_axioms: int
+    dropped_elements: Mapping[IRI, int]
+
+
+def restrict_to_signature(
+    graph: Graph, elements: Iterable[IRI], signature: Iterable[IRI]
+) -> TaCounts:
+    """Count the triples and logical axioms of T that survive restriction to ``signature``.
+
+    The graph is cut into *axioms*: each triple whose subject is an IRI, together with
+    every triple reachable from its object through blank nodes; and each blank node that
+    is no triple's object, together with everything reachable from it. An axiom is kept
+    when every element in it is active. Elements are ``elements`` (T's declared classes,
+    object and data properties) and T's named individuals (IRIs typed
+    ``owl:NamedIndividual`` or typed by an element); an individual is active when one of
+    its asserted types is in ``signature``. A blank-node triple shared by several axioms
+    is kept when any of them is. This is the one counting rule; see
+    ``docs/active-ontology.md`` for the figures it gives.
+
+    Args:
+        graph: T's RDF graph.
+        elements: The IRIs that count as ontology elements (``Ontology.signature``).
+        signature: The active signature E.
+
+    Returns:
+        The counts; ``full_*`` are computed with the same axiom split.
+    """
+    elem, keep = _individuals(graph, frozenset(URIRef(e) for e in elements),
+                              frozenset(URIRef(e) for e in signature))
+    by_subject: dict[BNode, list[tuple[object, object, object]]] = {}
+    referenced: set[BNode] = set()
+    roots: list[tuple[tuple[object, object, object], ...]] = []
+    for t in graph:
+        s, _, o = t
+        if isinstance(s, BNode):
+            by_subject.setdefault(s, []).append(t)
+        if isinstance(o, BNode):
+            referenced.add(o)
+
+    def structure(start: Iterable[BNode]) -> list[tuple[object, object, object]]:
+        out: list[tuple[object, object, object]] = []
+        seen: set[BNode] = set()
+        todo = list(start)
+        while todo:
+            b = todo.pop()
+            if b in seen:
+                continue
+            seen.add(b)
+            for t in by_subject.get(b, ()):
+                out.append(t)
+                if isinstance(t[2], BNode):
+                    todo.append(t[2])
+        return out
+
+    for t in graph:
+        s, _, o = t
+        if isinstance(s, BNode):
+            continue
+        roots.append((t, *structure([o] if isinstance(o, BNode) else [])))
+    for b in by_subject:
+        if b not in referenced:
+            roots.append(tuple(structure([b])))
+    # Blank nodes only reachable from each other (a cycle with no root): one axiom each.
+    covered = {t for axiom in roots for t in axiom if isinstance(t[0], BNode)}
+    for b, triples in by_subject.items():
+        if triples[0] not in covered:
+            component = structure([b])
+            covered.update(component)
+            roots.append(tuple(component))
+
+    kept: set[tuple[object, object, object]] = set()
+    full_axioms = active_axioms = 0
+    dropped: Counter[IRI] = Counter()
+    for axiom in roots:
+        named = {x for t in axiom for x in t if isinstance(x, URIRef) and x in elem}
+        missing = named - keep
+        logical = _is_logical(axiom, elem)
+        full_axioms += logical
+        if missing:
+            dropped.update(str(m) for m in missing)
+            continue
+        active_axioms += logical
+        kept.update(axiom)
+    return TaCounts(
+        full_triples=len(graph),
+        active_triples=len(kept),
+        full_axioms=full_axioms,
+        active_axioms=active_axioms,
+        dropped_elements=dict(dropped),
+    )
+
+
+def _individuals(
+    graph: Graph, elements: frozenset[URIRef], signature: frozenset[URIRef]
+) -> tuple[frozenset[URIRef], frozenset[URIRef]]:
+    """Add T's named individuals to the elements, and the active ones to the signature.
+
+    An individual is an IRI typed ``owl:NamedIndividual`` or typed by a declared class;
+    it is active when one of its asserted types is in the signature.
+    """
+    individuals: set[URIRef] = set()
+    active: set[URIRef] = set()
+    for s, o in graph.subject_objects(RDF.type):
+        if not isinstance(s, URIRef) or s in elements:
+            continue
+        if o == OWL.NamedIndividual or o in elements:
+            individuals.add(s)
+        if o in signature:
+            active.add(s)
+    return elements | individuals, signature | (active & individuals)
+
+
+def _is_logical(axiom: tuple[tuple[object, object, object], ...], elements: frozenset) -> bool:
+    """Whether an axiom (its root triple first) is a logical axiom rather than a
+    declaration or an annotation."""
+    if not axiom:
+        return False
+    s, p, o = axiom[0]
+    if isinstance(s, BNode):
+        # A blank-node root: a logical axiom when it is typed as one, or is a general
+        # class inclusion (``[ ... ] rdfs:subClassOf C``).
+        return any(
+            (pp == RDF.type and oo in _LOGICAL_ROOT_TYPES)
+            or (ss == s and pp in _LOGICAL_PREDICATES)
+            for ss, pp, oo in axiom
+        )
+    if p in _LOGICAL_PREDICATES:
+        return True
+    if p == RDF.type:
+        if o in _CHARACTERISTICS:
+            return True
+        # A class assertion about an individual (``ind rdf:type C``, C a declared class).
+        return o not in _DECLARATION_TYPES and o in elements
+    # An object or data property assertion between individuals.
+    return p in elements
+
+
+# -- reading T's graph ----------------------------------------------------------------------
+
+
+def load_ontology_graph(
+    path: Path, *, catalog: Path | None = None, follow_imports: bool = False
+) -> Graph:
+    """Read an ontology file (and, optionally, its imports) into one rdflib graph.
+
+    The ontology parser does not hand out its graph, so this reads the file again with
+    the same syntax sniffing and the same import resolution (an OASIS catalog, or
+    ``file:`` IRIs; never the network). A file that rdflib rejects goes through the
+    parser's loader, which tolerates the one known defect (a multi-line short literal).
+
+    Args:
+        path: The ontology file.
+        catalog: XML catalog resolving ``owl:imports``.
+        follow_imports: Load the imports the catalog resolves, transitively.
+
+    Raises:
+        OntologyParseError: a file is missing or is not RDF.
+    """
+    from navqa.offline import ontology_parser as op
+
+    entries = op.read_catalog(catalog) if catalog is not None else {}
+    graph = Graph(bind_namespaces="none")
+    _read_into(graph, Path(path))
+    if not follow_imports:
+        return graph
+    pending = sorted(str(o) for o in graph.objects(None, OWL.imports) if isinstance(o, URIRef))
+    seen: set[str] = set()
+    while pending:
+        iri = pending.pop(0)
+        if iri in seen:
+            continue
+        seen.add(iri)
+        local = entries.get(iri) or entries.get(iri.rstrip("/"))
+        if local is None and iri.startswith("file:"):
+            from urllib.parse import unquote, urlparse
+
+            local = Path(unquote(urlparse(iri).path))
+        if local is None or not local.is_file():
+            continue
+        sub = Graph(bind_namespaces="none")
+        _read_into(sub, local)
+        graph += sub
+        pending.extend(
+            sorted(str(o) for o in sub.objects(None, OWL.imports) if isinstance(o, URIRef))
+        )
+    return graph
+
+
+def _read_into(graph: Graph, path: Path) -> None:
+    from navqa.offline import ontology_parser as op
+
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise OntologyParseError(f"cannot read ontology file: {e}", path=path) from e
+    fmt = op.sniff_rdf_format(data.decode("utf-8", errors="replace"))
+    for candidate in (fmt,) if fmt else ("turtle", "xml", "n3", "nt"):
+        attempt = Graph(bind_namespaces="none")
+        try:
+            attempt.parse(data=data, format=candidate, publicID=path.resolve().as_uri())
+        except Exception:  # noqa: BLE001 - rdflib raises many unrelated types
+            continue
+        graph += attempt
+        return
+    # The parser's own loader repairs the one tolerated defect, or raises the error.
+    op._load_into(graph, path)  # noqa: SLF001 - no public API returns the graph
+
+
+def _graph_for(ontology: Ontology) -> Graph:
+    """T's graph re-read from ``ontology.source`` (with the imports that were followed)."""
+    if ontology.source is None or not Path(ontology.source).is_file():
+        logger.warning("ontology has no source file: Ta triple counts are not computed")
+        return Graph()
+    graph = load_ontology_graph(Path(ontology.source))
+    if ontology.imports:
+        logger.warning(
+            "%s: Ta counts cover the main file only; pass graph= to include its imports",
+            ontology.source,
+        )
+    return graph
