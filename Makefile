@@ -9,7 +9,7 @@ export NAVQA_DATASETS_MIRROR
 export HF_HUB_OFFLINE = 1
 export TRANSFORMERS_OFFLINE = 1
 
-QUERY ?= PREFIX rail: <http://example.org/navqa/rail\#> SELECT ?line WHERE { ?f rail:franchiseLine ?l ; rail:franchiseOperator ?o . ?o rail:name "Northern Vale Rail" . ?l rail:name ?line }
+QUESTION ?= Which stations are managed by Kestrel Metro?
 
 .PHONY: setup demo test bench lint
 
@@ -17,7 +17,7 @@ setup:
 	@./scripts/bootstrap.sh
 
 demo: setup
-	.venv/bin/navqa sparql --vkg demo '$(QUERY)'
+	.venv/bin/navqa ask --vkg demo --explain "$(QUESTION)"
 
 test: setup
 	.venv/bin/python -m pytest

@@ -153,8 +153,10 @@ class HttpSparqlEndpoint:
         t0 = time.monotonic()
         while True:
             try:
+                # The server gets ``timeout`` to cancel the query itself; the client waits
+                # a little longer so that the server's clean cancellation wins.
                 r = self.session.post(self.url, data=data, headers={"Accept": accept},
-                                      timeout=(5.0, read_timeout))
+                                      timeout=(5.0, read_timeout + 10.0))
                 break
             except requests.exceptions.ConnectTimeout as e:
                 err: Exception = e
@@ -174,6 +176,10 @@ class HttpSparqlEndpoint:
         if r.status_code == 400:
             raise QueryRejectedError("the endpoint rejected the query", endpoint=self.url,
                                      query=query, status=400, server_message=r.text)
+        if r.status_code >= 500 and "timed out" in r.text:
+            raise EndpointTimeoutError(f"the endpoint cancelled the query after "
+                                       f"{read_timeout:.0f}s", endpoint=self.url, query=query,
+                                       status=r.status_code, server_message=r.text)
         if r.status_code >= 400:
             raise QueryFailedError("the endpoint failed to answer", endpoint=self.url,
                                    query=query, status=r.status_code, server_message=r.text)

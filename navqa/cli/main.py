@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 
 from navqa.cli import cmd_datasets, cmd_endpoint
 from navqa.cli.cmd_setup import setup
@@ -88,7 +89,7 @@ def run() -> None:
     try:
         app(standalone_mode=False)
     except NavqaError as e:
-        err_console.print(f"[bold red]error:[/] {e}", soft_wrap=True)
+        err_console.print(f"[bold red]error:[/] {escape(str(e))}", soft_wrap=True)
         sys.exit(1)
     except typer.Abort:
         err_console.print("aborted")

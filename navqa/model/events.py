@@ -35,12 +35,13 @@ class ValueMention:
 
     Attributes:
         text: As written (without quotes).
-        kind: ``string``, ``number``, ``date`` or ``year``.
-        comparator: ``=``, ``>``, ``<``, ``>=``, ``<=`` (from "after", "more than", …).
+        kind: ``string``, ``number``, ``date``, ``year`` or ``time``.
+        comparator: ``=``, ``>``, ``<``, ``>=``, ``<=`` (from "after", "more than", …), or
+            ``decade`` for "the 1850s".
     """
 
     text: str
-    kind: Literal["string", "number", "date", "year"] = "string"
+    kind: Literal["string", "number", "date", "year", "time"] = "string"
     comparator: str = "="
 
 
@@ -252,6 +253,8 @@ class Answer:
         timings: Seconds per stage (sums over repeated stages).
         llm_calls / prompt_tokens / completion_tokens: LLM accounting.
         error: Why no result exists, when one does not.
+        error_kind: The error's class name (``QueryRejectedError``, ``EndpointTimeoutError``,
+            ``UnmappedTermError`` …), so consumers need not parse ``error``.
         strategy: ``navqa`` or ``agent`` (or a baseline name).
     """
 
@@ -264,6 +267,7 @@ class Answer:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     error: str | None = None
+    error_kind: str | None = None
     strategy: str = "navqa"
 
     @property

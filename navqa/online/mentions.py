@@ -1,0 +1,288 @@
+"""Mention extraction: what a question talks about (NaVQA's W_C, W_P, plus values and cues).
+
+Two implementations of one job:
+
+* :func:`extract_mentions` — deterministic: quoted strings and capitalised names become
+  value mentions; numbers, years, dates and clock times with their comparison words
+  become typed value mentions; the remaining content words form n-gram mentions (used
+  for both classes and properties); wh-words and superlatives become cues.
+* :class:`LLMMentionExtractor` — asks the LLM for JSON, validated; its values are
+  checked against the question text so the model cannot invent a value.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from pydantic import BaseModel, Field
+
+from navqa.backends.protocols import LLM
+from navqa.model.events import Mentions, QuestionCues, ValueMention
+from navqa.model.llm import Message
+
+STOP = frozenset(
+    """a an the of in on at to for from by with and or but is are was were be been being do
+    does did has have had there their its it this that these those which what who whom whose
+    where when how many much any all each every some no not nor than then as into onto about
+    per via same other me my we our you your they them he she his her i can could would should
+    will shall may might must also only just still today currently ever now both either neither
+    more most less least over under after before between during since until within without
+    ever yet so such own one ones give list show tell find name names""".split()
+)
+# Words that are about the question's form rather than its content.
+FORM_WORDS = frozenset("please whole entire network overall total number".split())
+
+SUPERLATIVES: dict[str, str] = {
+    "longest": "max", "largest": "max", "biggest": "max", "highest": "max", "most": "max",
+    "greatest": "max", "fastest": "max", "deepest": "max", "oldest": "min", "newest": "max",
+    "latest": "max", "last": "max", "final": "max", "maximum": "max", "top": "max",
+    "heaviest": "max", "tallest": "max", "busiest": "max", "youngest": "max",
+    "shortest": "min", "smallest": "min", "lowest": "min", "fewest": "min", "least": "min",
+    "earliest": "min", "first": "min", "slowest": "min", "minimum": "min", "cheapest": "min",
+}
+# Superlative adjective → the quantity it usually ranks by (helps property linking).
+SUPERLATIVE_NOUN: dict[str, str] = {
+    "longest": "length", "shortest": "length", "largest": "size population area",
+    "smallest": "size population area", "highest": "value", "lowest": "value",
+    "fastest": "speed", "slowest": "speed", "oldest": "date year founded", "newest": "date year",
+    "earliest": "time date start", "latest": "time date", "deepest": "depth",
+    "busiest": "number", "first": "sequence order", "last": "sequence order",
+    "final": "sequence order", "biggest": "size",
+}
+
+_COMPARATORS: list[tuple[str, str]] = [
+    (r"\b(?:more|greater|larger|higher|longer|bigger|later)\s+than\b", ">"),
+    (r"\b(?:over|above|exceeding|beyond)\b", ">"),
+    (r"\bafter\b", ">"),
+    (r"\bsince\b", ">="),
+    (r"\b(?:at\s+least|no\s+(?:fewer|less)\s+than)\b", ">="),
+    (r"\b(?:less|fewer|smaller|lower|shorter|earlier)\s+than\b", "<"),
+    (r"\b(?:under|below)\b", "<"),
+    (r"\bbefore\b", "<"),
+    (r"\b(?:at\s+most|no\s+more\s+than|up\s+to)\b", "<="),
+]
+_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+                 "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "twenty": 20,
+                 "hundred": 100}
+_TIME = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)(?=\W|$)", re.I)
+_HHMM = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\b")
+_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+_DECADE = re.compile(r"\b(1[5-9]\d0|20[0-9]0)s\b")
+_YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
+_NUMBER = re.compile(r"(?<![\w/.-])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?![\w/-])")
+_QUOTED = re.compile(r"[\"“”«»]([^\"“”«»]{1,120})[\"“”«»]|(?<!\w)'([^']{2,80})'(?!\w)")
+# A capitalised name: a capitalised word or an identifier with digits, followed by more
+# capitalised words, connectors ("&", "de", "du", "of") and identifiers.
+_NAME_TOKEN = (r"(?:[A-ZÀ-Þ][\w'’.\-À-ÿ]*|\d+[A-Za-z][\w\-/]*|[A-Za-z]*\d+[\w\-/]*"
+               r"|\d+/\d+(?:-\d+)?)")
+_CONNECT = r"(?:(?:\s+(?:&|and|de|du|des|la|le|les|sur|fer|et|of|the|van|von|der|di))+\s+)"
+_NAME = re.compile(rf"{_NAME_TOKEN}(?:(?:\s+|{_CONNECT}){_NAME_TOKEN})*")
+_WH = ("how many", "how much", "which", "what", "who", "whom", "whose", "when", "where",
+       "in which", "in what", "list", "name", "give", "show")
+_YESNO = re.compile(r"^\s*(is|are|was|were|does|do|did|has|have|had|can|could|will)\b", re.I)
+
+
+def _number(text: str) -> str:
+    return text.replace(",", "")
+
+
+def _comparator_before(question: str, start: int) -> str:
+    window = question[max(0, start - 30):start].lower()
+    best = ("=", -1)
+    for pattern, op in _COMPARATORS:
+        for m in re.finditer(pattern, window):
+            if m.end() > best[1]:
+                best = (op, m.end())
+    return best[0]
+
+
+def _cues(question: str) -> QuestionCues:
+    q = question.strip().lower()
+    wh = next((w for w in _WH if re.match(rf"^\W*{re.escape(w)}\b", q)), None)
+    if wh is None:
+        m = re.search(r"\b(how many|which|what|who|when|where)\b", q)
+        wh = m.group(1) if m else None
+    sup: str | None = None
+    word: str | None = None
+    for w in re.findall(r"[a-z]+", q):
+        if w in SUPERLATIVES and not (w == "first" and "first stop" not in q and
+                                     "first station" not in q and wh not in ("what", "which")):
+            sup, word = SUPERLATIVES[w], w
+            break
+    if word == "most" and re.search(r"\bmost\s+to\s+fewest\b|\bfrom most\b", q):
+        sup, word = None, None
+    return QuestionCues(
+        wh=wh,
+        how_many=bool(re.search(r"\bhow many\b|\bnumber of\b|\bcount\b", q)),
+        yes_no=bool(_YESNO.match(question)) and wh is None,
+        superlative=sup,  # type: ignore[arg-type]
+        superlative_word=word,
+        list_all=bool(re.match(r"^\W*(list|show|give|name)\b", q)),
+    )
+
+
+def extract_mentions(question: str, *, max_ngram: int = 3) -> Mentions:
+    """Deterministic mention extraction.
+
+    Example:
+        >>> m = extract_mentions("Which stations opened before 1860 in Dunmere?")
+        >>> [v.text for v in m.values], m.values[0].comparator
+        (['1860', 'Dunmere'], '<')
+    """
+    values: list[ValueMention] = []
+    taken: list[tuple[int, int]] = []
+
+    def free(a: int, b: int) -> bool:
+        return all(b <= s or a >= e for s, e in taken)
+
+    def add(v: ValueMention, a: int, b: int) -> None:
+        values.append(v)
+        taken.append((a, b))
+
+    for m in _QUOTED.finditer(question):
+        add(ValueMention(m.group(1) or m.group(2), "string"), m.start(), m.end())
+    for m in _DATE.finditer(question):
+        if free(m.start(), m.end()):
+            add(ValueMention(m.group(0), "date", _comparator_before(question, m.start())),
+                m.start(), m.end())
+    for m in _TIME.finditer(question):
+        if free(m.start(), m.end()):
+            h = int(m.group(1)) % 12 + (12 if m.group(3).lower().startswith("p") else 0)
+            add(ValueMention(f"{h:02d}:{m.group(2) or '00'}:00", "time",  # type: ignore[arg-type]
+                             _comparator_before(question, m.start())), m.start(), m.end())
+    for m in _HHMM.finditer(question):
+        if free(m.start(), m.end()):
+            add(ValueMention(f"{int(m.group(1)):02d}:{m.group(2)}:00", "time",  # type: ignore[arg-type]
+                             _comparator_before(question, m.start())), m.start(), m.end())
+    for m in _DECADE.finditer(question):
+        if free(m.start(), m.end()):
+            add(ValueMention(m.group(1), "year", "decade"), m.start(), m.end())
+    # Names first, so that identifiers such as "66-412" or "2K14" are not read as numbers.
+    for m in _NAME.finditer(question):
+        text = m.group(0).strip(" .,?!;:")
+        a, b = m.start(), m.start() + len(text)
+        if not text or not free(a, b):
+            continue
+        first_word = a == len(question) - len(question.lstrip())
+        words = text.split()
+        if first_word and len(words) == 1 and not any(c.isdigit() for c in text):
+            continue  # "Which", "Is", … at the start of the sentence
+        if first_word:
+            text = " ".join(words[1:]) if words[0].lower() in STOP or _YESNO.match(words[0]) \
+                else text
+            a = b - len(text)
+            if not text:
+                continue
+        if _YEAR.fullmatch(text) or _NUMBER.fullmatch(text):
+            continue
+        if text.lower() in STOP:
+            continue
+        text = re.sub(r"['’]s$", "", text)
+        text = re.sub(r"^(?:the|The)\s+", "", text)
+        add(ValueMention(text, "string"), a, b)
+    for m in _YEAR.finditer(question):
+        if free(m.start(), m.end()):
+            add(ValueMention(m.group(1), "year", _comparator_before(question, m.start())),
+                m.start(), m.end())
+    for m in _NUMBER.finditer(question):
+        if free(m.start(), m.end()):
+            add(ValueMention(_number(m.group(1)), "number",
+                             _comparator_before(question, m.start())), m.start(), m.end())
+    for word, n in _NUMBER_WORDS.items():
+        for m in re.finditer(rf"\b{word}\b", question, re.I):
+            if free(m.start(), m.end()) and _comparator_before(question, m.start()) != "=":
+                add(ValueMention(str(n), "number", _comparator_before(question, m.start())),
+                    m.start(), m.end())
+    # Content words outside value spans → n-gram mentions.
+    masked = list(question)
+    for a, b in taken:
+        for i in range(a, b):
+            masked[i] = " "
+    rest = "".join(masked).lower()
+    tokens = [t for t in re.findall(r"[a-zà-ÿ][a-zà-ÿ\-]*", rest)]
+    grams: list[str] = []
+    run: list[str] = []
+    for t in tokens + ["the"]:
+        if t in STOP or t in FORM_WORDS or t in SUPERLATIVES and t not in ("first", "last"):
+            if run:
+                for n in range(min(max_ngram, len(run)), 0, -1):
+                    for i in range(len(run) - n + 1):
+                        g = " ".join(run[i:i + n])
+                        if g not in grams:
+                            grams.append(g)
+                run = []
+        else:
+            run.append(t)
+    cues = _cues(question)
+    if cues.superlative_word and cues.superlative_word in SUPERLATIVE_NOUN:
+        grams.append(cues.superlative_word)
+    ordered = sorted(values, key=lambda v: question.find(v.text))
+    return Mentions(classes=tuple(grams), properties=tuple(grams), values=tuple(ordered),
+                    cues=cues)
+
+
+class _LLMValue(BaseModel):
+    text: str
+    kind: str = "string"
+    comparator: str = "="
+
+
+class AnswerHint(BaseModel):
+    """What the LLM says the answer is: a noun phrase and a kind."""
+
+    label: str = ""
+    kind: str = "entity"
+
+
+class _LLMMentions(BaseModel):
+    class_mentions: list[str] = Field(default_factory=list)
+    property_mentions: list[str] = Field(default_factory=list)
+    value_mentions: list[_LLMValue] = Field(default_factory=list)
+    answer: AnswerHint = Field(default_factory=AnswerHint)
+
+
+_PROMPT = """Extract the mentions of a question asked over a knowledge graph.
+Return JSON with three lists:
+- "class_mentions": phrases naming kinds of things (e.g. "wellbore", "oil field", "company");
+- "property_mentions": phrases naming relations or attributes (e.g. "operator", "drilled by",
+  "population", "opening date");
+- "value_mentions": concrete values with {"text", "kind" (string|number|year|date|time),
+  "comparator" (=, >, <, >=, <=)}: names of specific things, numbers, dates.
+and "answer": {"label": the noun phrase naming what the answer is (e.g. "wellbores",
+"operator", "population"), "kind": entity|count|date|boolean|quantity|text}.
+Copy values exactly as written in the question. Do not add anything that is not in it."""
+
+
+class LLMMentionExtractor:
+    """Mention extraction through the LLM (one call, JSON validated).
+
+    The same call also states the answer type (SAGA's answer-type prior), so the prior
+    costs no extra LLM call.
+    """
+
+    def __init__(self, llm: LLM) -> None:
+        self.llm = llm
+
+    def __call__(self, question: str) -> tuple[Mentions, AnswerHint]:
+        resp = self.llm.call([Message.system(_PROMPT), Message.user(question)],
+                             schema=_LLMMentions)
+        out: _LLMMentions = resp.parsed
+        offline = extract_mentions(question)
+        values = [ValueMention(v.text, v.kind if v.kind in ("string", "number", "year", "date",
+                                                            "time") else "string",  # type: ignore[arg-type]
+                               v.comparator if v.comparator in ("=", ">", "<", ">=", "<=")
+                               else "=")
+                  for v in out.value_mentions if v.text and v.text.lower() in question.lower()]
+        mentions = Mentions(
+            classes=tuple(dict.fromkeys(m.lower() for m in out.class_mentions if m)),
+            properties=tuple(dict.fromkeys(m.lower() for m in out.property_mentions if m)),
+            values=tuple(values) or offline.values,
+            cues=offline.cues,
+        )
+        return mentions, out.answer
+
+
+def mention_texts(m: Mentions) -> Sequence[str]:
+    """All class and property mention strings (deduplicated, in order)."""
+    return list(dict.fromkeys([*m.classes, *m.properties]))

@@ -1,0 +1,521 @@
+"""The online stage: question → SPARQL → answers, as a stream of typed events.
+
+``Pipeline.stream(question)`` yields every step's event (mentions, linking, value
+grounding, one judge decision per expanded node, subgraphs, reranking, synthesis,
+checks, execution, repairs) and ends with :class:`~navqa.model.events.Answered`.
+``Pipeline.ask`` returns that :class:`~navqa.model.events.Answer`. ``navqa ask
+--explain``, the evaluation harness and the Python API all read the same stream.
+
+Each LLM-judged step has its deterministic implementation, used when no LLM is
+configured (the offline backend): mention extraction, judge, reranker, synthesizer.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from navqa.backends.protocols import LLM, Embedder, Reranker, SparqlEndpoint
+from navqa.config import NavqaConfig
+from navqa.errors import (
+    ConfigError,
+    EndpointError,
+    EndpointUnreachableError,
+    LLMError,
+    QueryCheckError,
+)
+from navqa.model.events import (
+    Answer,
+    Answered,
+    AnswerTypePredicted,
+    Event,
+    Linked,
+    Mentions,
+    MentionsExtracted,
+    QueryChecked,
+    QueryExecuted,
+    QuerySynthesized,
+    ScoredTerm,
+    SubgraphExpanded,
+    SubgraphsReranked,
+    SubgraphVerbalized,
+    ValuesGrounded,
+)
+from navqa.model.iri import IRI
+from navqa.model.llm import Message, Response
+from navqa.model.terms import QueryResult
+from navqa.offline.artifacts import IndexBundle
+from navqa.online.answer_type import offline_answer_type
+from navqa.online.check import CheckResult, check_query
+from navqa.online.context import SchemaContext
+from navqa.online.expansion import CandidateFilter, Subgraph, expand
+from navqa.online.judge import Judge, LLMJudge, OfflineJudge
+from navqa.online.linking import Linking, link
+from navqa.online.mentions import LLMMentionExtractor, extract_mentions
+from navqa.online.synth_llm import LLMSynthesizer
+from navqa.online.synth_offline import OfflineSynthesizer
+from navqa.online.values import GroundedValue, ground_values
+from navqa.online.verbalize import compact_listing, verbalize
+
+STRATEGIES = ("navqa", "agent", "cot", "sparqlgen")
+
+
+class CountingLLM:
+    """Wraps an LLM and counts calls and tokens per thread (reset per question).
+
+    The evaluation harness shares one pipeline between worker threads; thread-local
+    counters keep each question's accounting its own.
+    """
+
+    def __init__(self, inner: LLM) -> None:
+        self.inner = inner
+        self.model = inner.model
+        self._local = threading.local()
+
+    def _counts(self) -> list[int]:
+        if not hasattr(self._local, "counts"):
+            self._local.counts = [0, 0, 0]
+        counts: list[int] = self._local.counts
+        return counts
+
+    @property
+    def calls(self) -> int:
+        return self._counts()[0]
+
+    @property
+    def prompt_tokens(self) -> int:
+        return self._counts()[1]
+
+    @property
+    def completion_tokens(self) -> int:
+        return self._counts()[2]
+
+    def reset(self) -> None:
+        self._local.counts = [0, 0, 0]
+
+    def call(self, messages: list[Message], **kw: Any) -> Response:
+        resp = self.inner.call(messages, **kw)
+        c = self._counts()
+        c[0] += 1
+        c[1] += resp.usage.prompt_tokens
+        c[2] += resp.usage.completion_tokens
+        return resp
+
+
+@dataclass
+class AskState:
+    """Everything one question accumulates; strategies and repairs read and extend it."""
+
+    question: str
+    events: list[Event] = field(default_factory=list)
+    mentions: Mentions | None = None
+    linking: Linking | None = None
+    groundings: list[GroundedValue] = field(default_factory=list)
+    subgraphs: dict[IRI, Subgraph] = field(default_factory=dict)
+    verbalized: dict[IRI, str] = field(default_factory=dict)
+    chosen: IRI | None = None
+    sparql: str | None = None
+    result: QueryResult | None = None
+    error: str | None = None
+    error_kind: str | None = None
+    check: CheckResult | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Pipeline:
+    """NaVQA's online stage over one VKG.
+
+    Args:
+        ctx: The schema context (from an index bundle).
+        endpoint: The SPARQL endpoint (Ontop).
+        config: navqa configuration (``pipeline`` section: top-k, depth, switches).
+        llm: The LLM, or ``None`` for the offline backend.
+        reranker: Subgraph reranker (defaults from config: cross-encoder, LLM or bi-encoder).
+    """
+
+    def __init__(self, ctx: SchemaContext, endpoint: SparqlEndpoint, config: NavqaConfig, *,
+                 llm: LLM | None = None, reranker: Reranker | None = None) -> None:
+        self.ctx = ctx
+        self.endpoint = endpoint
+        self.config = config
+        self.llm = CountingLLM(llm) if llm is not None else None
+        if reranker is None:
+            from navqa.backends.rerankers import make_reranker
+
+            reranker = make_reranker(config, ctx.embedder, self.llm)
+        self.reranker = reranker
+        self.offline_synth = OfflineSynthesizer(ctx)
+        self.candidate_filter: CandidateFilter | None = self._make_filter()
+
+    # -- construction ------------------------------------------------------------------
+
+    @classmethod
+    def from_index(cls, bundle: IndexBundle, *, endpoint: SparqlEndpoint, config: NavqaConfig,
+                   embedder: Embedder | None = None, llm: LLM | None = None,
+                   reranker: Reranker | None = None) -> Pipeline:
+        """A pipeline over a loaded index (see :func:`navqa.offline.artifacts.load_index`)."""
+        if embedder is None:
+            from navqa.backends.embedder_st import SentenceTransformerEmbedder
+
+            embedder = SentenceTransformerEmbedder.from_config(config.embedder)
+        ctx = SchemaContext(bundle, embedder,
+                            use_active_ontology=config.pipeline.use_active_ontology)
+        return cls(ctx, endpoint, config, llm=llm, reranker=reranker)
+
+    @classmethod
+    def for_vkg(cls, config: NavqaConfig, running: Any, *, embedder: Embedder | None = None,
+                progress: Callable[[str, int, int | None], None] | None = None) -> Pipeline:
+        """Wire everything for a served VKG (:class:`~navqa.runtime.vkg.RunningVkg`).
+
+        Builds the index when it is missing or stale; the LLM comes from the config
+        (``None`` — the offline backend — when none is configured).
+        """
+        from navqa.backends.embedder_st import SentenceTransformerEmbedder
+        from navqa.backends.llm_factory import make_llm
+        from navqa.backends.sparql_http import HttpSparqlEndpoint
+        from navqa.offline.artifacts import ensure_index
+
+        emb = embedder or SentenceTransformerEmbedder.from_config(config.embedder)
+        llm = make_llm(config)
+        bundle = ensure_index(config, running.dataset, embedder=emb, llm=llm, progress=progress)
+        endpoint = HttpSparqlEndpoint(running.url, timeout=config.runtime.query_timeout_s)
+        return cls.from_index(bundle, endpoint=endpoint, config=config, embedder=emb, llm=llm)
+
+    def _make_filter(self) -> CandidateFilter | None:
+        if not self.config.pipeline.type_filter:
+            return None
+        try:
+            from navqa.online.saga.typefilter import make_type_filter
+        except ModuleNotFoundError:
+            return None
+        return make_type_filter(self.ctx)
+
+    # -- public API ----------------------------------------------------------------------
+
+    def ask(self, question: str, *, strategy: str = "navqa") -> Answer:
+        """Answer one question (the last event of :meth:`stream`)."""
+        answer: Answer | None = None
+        for ev in self.stream(question, strategy=strategy):
+            if isinstance(ev, Answered):
+                answer = ev.answer
+        assert answer is not None
+        return answer
+
+    def stream(self, question: str, *, strategy: str = "navqa") -> Iterator[Event]:
+        """Every event of answering ``question``, ending with :class:`Answered`.
+
+        Raises:
+            EndpointUnreachableError: a dead endpoint stops everything (never "no answer").
+            ConfigError: unknown strategy, or a strategy that needs an LLM without one.
+        """
+        if strategy not in STRATEGIES:
+            raise ConfigError(f"unknown strategy {strategy!r}; choose from "
+                              f"{', '.join(STRATEGIES)}")
+        question = question.strip()
+        if not question:
+            raise ConfigError("the question is empty")
+        if self.llm is not None:
+            self.llm.reset()
+        st = AskState(question)
+        t0 = time.perf_counter()
+        gen: Iterator[Event]
+        if strategy == "navqa":
+            gen = self._navqa(st)
+        elif strategy == "agent":
+            from navqa.online.saga.agent import run_agent
+
+            gen = run_agent(self, st)
+        else:
+            from navqa.online.baselines import run_baseline
+
+            gen = run_baseline(self, st, strategy)
+        try:
+            for ev in gen:
+                st.events.append(ev)
+                yield ev
+        except EndpointUnreachableError:
+            raise
+        except (LLMError, QueryCheckError) as e:
+            st.error = str(e)
+            st.error_kind = type(e).__name__
+        timings: dict[str, float] = {}
+        for ev in st.events:
+            timings[ev.stage] = timings.get(ev.stage, 0.0) + ev.seconds
+        timings["total"] = time.perf_counter() - t0
+        answer = Answer(
+            question=question, sparql=st.sparql, result=st.result, events=tuple(st.events),
+            timings=timings, llm_calls=self.llm.calls if self.llm else 0,
+            prompt_tokens=self.llm.prompt_tokens if self.llm else 0,
+            completion_tokens=self.llm.completion_tokens if self.llm else 0,
+            error=st.error, error_kind=st.error_kind, strategy=strategy)
+        yield Answered(answer=answer)
+
+    # -- NaVQA -------------------------------------------------------------------------
+
+    def extract(self, st: AskState) -> Iterator[Event]:
+        """Mentions and linking (shared by every strategy)."""
+        pc = self.config.pipeline
+        t = time.perf_counter()
+        if self.llm is not None:
+            st.mentions, st.extra["answer_hint"] = LLMMentionExtractor(self.llm)(st.question)
+            method = "llm"
+        else:
+            st.mentions = extract_mentions(st.question)
+            method = "offline"
+        yield MentionsExtracted(mentions=st.mentions, method=method,  # type: ignore[arg-type]
+                                seconds=time.perf_counter() - t)
+        t = time.perf_counter()
+        st.linking = link(self.ctx, st.question, st.mentions, k=pc.top_k,
+                          k_props=pc.property_top_k)
+        yield Linked(classes=tuple(st.linking.classes), properties=tuple(st.linking.properties),
+                     seconds=time.perf_counter() - t)
+        if pc.answer_type_prior:
+            yield from self.answer_type(st)
+
+    def answer_type(self, st: AskState) -> Iterator[Event]:
+        """SAGA's answer-type prior (boosts ranking only)."""
+        assert st.mentions is not None and st.linking is not None
+        t = time.perf_counter()
+        hint = st.extra.get("answer_hint")
+        at = offline_answer_type(self.ctx, st.question, st.mentions, hint=hint)
+        method = "llm" if hint is not None else "offline"
+        st.extra["answer_type"] = at
+        if at.cls is not None and all(c.iri != at.cls for c in st.linking.classes):
+            st.linking.classes.append(ScoredTerm(at.cls, at.score, self.ctx.label(at.cls)))
+        yield AnswerTypePredicted(kind=at.kind, cls=at.cls, label=at.phrase,
+                                  method=method,  # type: ignore[arg-type]
+                                  seconds=time.perf_counter() - t)
+
+    def ground(self, st: AskState) -> Iterator[Event]:
+        """Value grounding (switchable; recorded either way)."""
+        assert st.mentions is not None
+        if not self.config.pipeline.value_grounding:
+            yield ValuesGrounded(groundings=(), enabled=False)
+            return
+        t = time.perf_counter()
+        st.groundings, probes = ground_values(self.ctx, self.endpoint, list(st.mentions.values),
+                                              timeout=self.config.runtime.query_timeout_s)
+        at = st.extra.get("answer_type")
+        if st.linking is not None and at is not None and at.attribute and at.cls is None:
+            # "What is the population of Dunmere?": the answer hangs off the named thing.
+            for g in st.groundings:
+                for c in g.classes:
+                    if all(x.iri != c for x in st.linking.classes) and self.ctx.allowed(c):
+                        st.linking.classes.append(ScoredTerm(c, 0.0, self.ctx.label(c)))
+        yield ValuesGrounded(groundings=tuple(g.event(probes) for g in st.groundings),
+                             seconds=time.perf_counter() - t)
+
+    def _scorer(self, st: AskState) -> Callable[[IRI, IRI, IRI, int], float]:
+        assert st.linking is not None
+        lk = st.linking
+        anchors = {c for g in st.groundings for c in g.classes}
+        sup = self.ctx.ontology.superclasses
+        anchor_set = {a for c in anchors for a in sup(c)} | anchors
+        dist = _distances(self.ctx, anchors)
+
+        def score(node: IRI, prop: IRI, neighbour: IRI, depth: int) -> float:
+            s = max(lk.property_scores.get(prop, 0.0),
+                    0.9 * lk.class_scores.get(neighbour, 0.0))
+            if neighbour in anchor_set:
+                s += 0.3
+            elif dist.get(neighbour, 99) < dist.get(node, 99):
+                s += 0.2
+            return s
+
+        return score
+
+    def _judge(self) -> Judge:
+        pc = self.config.pipeline
+        if self.llm is not None:
+            return LLMJudge(self.llm, {i: self.ctx.compact(i) for i in self.ctx.properties})
+        return OfflineJudge(threshold=pc.judge_threshold, top_n=pc.judge_top_n)
+
+    def expand_all(self, st: AskState) -> Iterator[Event]:
+        """Grow and verbalise one subgraph per candidate class."""
+        assert st.linking is not None
+        pc = self.config.pipeline
+        t = time.perf_counter()
+        roots = [c.iri for c in st.linking.classes]
+        if pc.use_expansion:
+            subs, judged = expand(
+                self.ctx, roots, st.question, judge=self._judge(), score=self._scorer(st),
+                lexical=[(s.iri, s.score) for s in st.linking.properties],
+                candidate_filter=self.candidate_filter,
+                listing=lambda node, c: compact_listing(self.ctx, node, c),
+                max_depth=pc.max_depth)
+            yield from judged
+        else:
+            subs = {r: Subgraph(root=r, nodes={r}) for r in roots}
+        judged_s = sum(e.seconds for e in judged) if pc.use_expansion else 0.0
+        per_root = max(0.0, time.perf_counter() - t - judged_s) / max(1, len(roots))
+        for root in roots:
+            sub = subs[root]
+            st.subgraphs[root] = sub
+            yield SubgraphExpanded(root=root, edges=tuple(sub.all_edges), depth=sub.depth,
+                                   seconds=per_root)
+            text = verbalize(self.ctx, sub)
+            st.verbalized[root] = text
+            yield SubgraphVerbalized(root=root, text=text)
+
+    def rerank(self, st: AskState) -> Iterator[Event]:
+        """Choose the subgraph that best matches the question."""
+        assert st.linking is not None
+        t = time.perf_counter()
+        roots = list(st.subgraphs)
+        texts = [f"{self.ctx.label(r)}\n{st.verbalized[r]}" for r in roots]
+        scores = self.reranker.score(st.question, texts)
+        anchors = {c for g in st.groundings for c in g.classes}
+        final: list[ScoredTerm] = []
+        at = st.extra.get("answer_type")
+        sup = self.ctx.ontology.superclasses
+        for r, s in zip(roots, scores, strict=True):
+            total = float(s)
+            if at is not None and at.cls is not None and (r == at.cls or at.cls in sup(r)):
+                total += 0.5 if r == at.cls else 0.3
+            elif at is not None and at.attribute and at.cls is None and any(
+                    r in g.classes for g in st.groundings):
+                total += 0.4
+            if self.llm is None:
+                # Offline: the bi-encoder alone favours long verbalisations; add the root's
+                # own linking score and whether the subgraph reaches the grounded values.
+                sub = st.subgraphs[r]
+                reach = [a for a in anchors if a in _lineage_closure(self.ctx, sub.nodes)]
+                total = (0.4 * total + st.linking.class_scores.get(r, 0.0)
+                         + (0.15 * len(reach) / len(anchors) if anchors else 0.0))
+            final.append(ScoredTerm(r, round(total, 4), self.ctx.label(r)))
+        final.sort(key=lambda x: -x.score)
+        st.chosen = final[0].iri
+        yield SubgraphsReranked(scores=tuple(final), chosen=st.chosen,
+                                method=getattr(self.reranker, "name", "reranker"),
+                                seconds=time.perf_counter() - t)
+
+    def synthesize(self, st: AskState, feedback: str | None = None) -> Iterator[Event]:
+        """Write the query (LLM or offline) and check it."""
+        assert st.mentions is not None and st.linking is not None and st.chosen is not None
+        t = time.perf_counter()
+        if self.llm is not None:
+            sparql = LLMSynthesizer(self.llm)(st.question, st.verbalized[st.chosen],
+                                               self.ctx.prefixes, st.groundings, feedback)
+            method = "llm"
+        else:
+            sparql, plan = self.offline_synth(st.question, st.mentions, st.linking,
+                                              st.groundings, st.subgraphs[st.chosen])
+            st.extra["plan"] = plan
+            method = "offline"
+        yield QuerySynthesized(sparql=sparql, method=method,  # type: ignore[arg-type]
+                               seconds=time.perf_counter() - t)
+        st.sparql = sparql
+
+    def check(self, st: AskState) -> Iterator[Event]:
+        """Static checks; sets ``st.error`` when the query must not run."""
+        assert st.sparql is not None
+        t = time.perf_counter()
+        res = check_query(self.ctx, st.sparql,
+                          enforce_active=self.config.pipeline.use_active_ontology)
+        st.check = res
+        st.sparql = res.sparql
+        yield QueryChecked(sparql=res.sparql, ok=res.ok, issues=tuple(res.issues),
+                           unmapped_terms=tuple(res.unmapped + res.unknown),
+                           repaired=res.repaired, seconds=time.perf_counter() - t)
+
+    def execute(self, st: AskState) -> Iterator[Event]:
+        """Run the checked query; endpoint failures other than 'unreachable' become errors."""
+        assert st.sparql is not None
+        t = time.perf_counter()
+        try:
+            st.result = self.endpoint.query(st.sparql,
+                                            timeout=self.config.runtime.query_timeout_s)
+            st.error = None
+        except EndpointUnreachableError:
+            raise
+        except EndpointError as e:
+            st.result = None
+            st.error = str(e)
+            st.error_kind = type(e).__name__
+            st.extra["execution_error"] = e
+        rows = 0 if st.result is None else (len(st.result) if hasattr(st.result, "__len__")
+                                            else 1)
+        yield QueryExecuted(sparql=st.sparql, rows=rows,
+                            empty=st.result is not None and st.result.is_empty,
+                            seconds=time.perf_counter() - t)
+
+    def _navqa(self, st: AskState) -> Iterator[Event]:
+        yield from self.extract(st)
+        yield from self.ground(st)
+        yield from self.expand_all(st)
+        yield from self.rerank(st)
+        yield from self.synthesize(st)
+        yield from self.check(st)
+        assert st.check is not None
+        if not st.check.ok and self.llm is not None:
+            yield from self.synthesize(st, feedback=_feedback(self.ctx, st.check))
+            yield from self.check(st)
+        if not st.check.ok:
+            st.error = _refusal(self.ctx, st.check)
+            st.error_kind = "UnmappedTermError" if (st.check.unmapped or st.check.unknown) \
+                else "SparqlSyntaxError"
+            return
+        yield from self.execute(st)
+        if st.result is not None and st.result.is_empty and \
+                self.config.pipeline.repair_attempts > 0:
+            try:
+                from navqa.online.saga.repair import repair_empty
+            except ModuleNotFoundError:
+                return
+            yield from repair_empty(self, st)
+
+
+def _feedback(ctx: SchemaContext, res: CheckResult) -> str:
+    """What the LLM is told about a rejected query.
+
+    Unmapped terms are never named back to the model (no prompt ever carries a term
+    outside the active ontology); only the mapped alternatives are.
+    """
+    parts = [i for i in res.issues if "has no mapping" not in i and "not declared" not in i]
+    if res.unmapped or res.unknown:
+        alts = sorted({ctx.compact(a) for t in res.unmapped + res.unknown
+                       for a in res.alternatives.get(t, [])})
+        parts.append("it used a class or property that has no data in this VKG, so it would "
+                     "return nothing; use only the terms of the schema excerpt"
+                     + (f" (closest usable terms: {', '.join(alts)})" if alts else ""))
+    return "; ".join(parts)
+
+
+def _refusal(ctx: SchemaContext, res: CheckResult) -> str:
+    parts = []
+    for term in res.unmapped + res.unknown:
+        alts = ", ".join(ctx.compact(a) for a in res.alternatives.get(term, []))
+        parts.append(f"{ctx.compact(term)} (mapped alternatives: {alts or 'none'})")
+    if parts:
+        return "refused: the query uses terms with no mapping, so it would silently return " \
+               "nothing: " + "; ".join(parts)
+    return "refused: " + "; ".join(res.issues)
+
+
+def _distances(ctx: SchemaContext, sources: set[IRI]) -> dict[IRI, int]:
+    """Undirected hop distance in Ga from any source class."""
+    dist: dict[IRI, int] = {}
+    todo: deque[IRI] = deque()
+    for s in sources:
+        for c in ctx.ontology.superclasses(s) | {s}:
+            dist[c] = 0
+            todo.append(c)
+    while todo:
+        node = todo.popleft()
+        for n in ctx.neighbours(node, data=False):
+            o = n.other
+            if o not in dist:
+                dist[o] = dist[node] + 1
+                todo.append(o)
+    return dist
+
+
+def _lineage_closure(ctx: SchemaContext, nodes: set[IRI]) -> set[IRI]:
+    out: set[IRI] = set()
+    for n in nodes:
+        out |= ctx.ontology.superclasses(n) | ctx.ontology.subclasses(n)
+    return out

@@ -1,0 +1,321 @@
+"""The NPD dev question set (``datasets/npd/questions.jsonl``) on real Ontop and PostgreSQL.
+
+Every gold query is run on the NPD VKG served by Ontop over the loaded database:
+
+* each SPARQL query parses and is non-empty (ASK: answers ``true`` unless the line
+  records ``"answer": false``);
+* each hand-written ``sql`` returns the same multiset of values as the SPARQL query
+  (numbers, dates and IRIs normalised; an ASK is compared with a one-cell boolean);
+* each ``trap`` term is really silent: ``?s <trap> ?o`` (property) or ``?s a <trap>``
+  (class) returns nothing, while the gold query returns rows;
+* ``hops`` and ``features`` agree with the gold query (recomputed from the query text
+  and the ontology's object properties, see ``datasets/npd/QUESTIONS.md``);
+* the file meets the required spread (hops, features, traps, SQL) and ids are unique.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Callable, Iterator
+from datetime import date, datetime
+from decimal import Decimal
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from navqa.model.ontology import Ontology
+from navqa.model.terms import AskResult, IRITerm, LiteralTerm, SelectResult
+from navqa.runtime.datasets import LocalDataset
+
+pytestmark = [pytest.mark.npd, pytest.mark.ontop, pytest.mark.postgres]
+
+REPO = Path(__file__).resolve().parents[2]
+QUESTIONS = REPO / "datasets" / "npd" / "questions.jsonl"
+
+NPDV = "http://sws.ifi.uio.no/vocab/npd-v2#"
+NPD_DATA = "http://sws.ifi.uio.no/data/npd-v2/"
+RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
+
+FEATURES = frozenset({"filter", "union", "optional", "minus", "aggregation", "order", "limit",
+                      "ask"})
+REQUIRED_KEYS = {"id", "question", "sparql", "hops", "features", "vkg"}
+OPTIONAL_KEYS = {"sql", "trap", "note", "answer"}
+
+_NUMERIC = ("#integer", "#int", "#long", "#short", "#decimal", "#double", "#float",
+            "#nonNegativeInteger", "#positiveInteger")
+
+
+# ---------------------------------------------------------------- loading
+
+
+@cache
+def questions() -> tuple[dict[str, Any], ...]:
+    lines = QUESTIONS.read_text(encoding="utf-8").splitlines()
+    return tuple(json.loads(line) for line in lines if line.strip())
+
+
+def ids(items: tuple[dict[str, Any], ...]) -> list[str]:
+    return [q["id"] for q in items]
+
+
+# ---------------------------------------------------------------- normalisation
+
+
+def norm(v: object) -> object:
+    """One comparable value for a SPARQL term or an SQL cell."""
+    if v is None:
+        return None
+    if isinstance(v, IRITerm):
+        return v.value
+    if isinstance(v, LiteralTerm):
+        dt = v.datatype or ""
+        if dt.endswith(_NUMERIC):
+            return Decimal(v.value).normalize()
+        if dt.endswith("#boolean"):
+            return v.value == "true"
+        return v.value
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, int | float | Decimal):
+        return Decimal(str(v)).normalize()
+    if isinstance(v, datetime | date):
+        return v.isoformat()
+    return str(v)
+
+
+def bag(rows: Any) -> Counter:
+    return Counter(tuple(norm(x) for x in r) for r in rows)
+
+
+# ---------------------------------------------------------------- hops and features
+
+_STRINGS = re.compile(r'"""(?:.|\n)*?"""|\'\'\'(?:.|\n)*?\'\'\'|"(?:[^"\\\n]|\\.)*"|'
+                      r"'(?:[^'\\\n]|\\.)*'")
+_IRIS = re.compile(r"<[^<>\s]*>")
+_COMMENTS = re.compile(r"(?m)#[^\n]*$")
+
+
+def _code_only(query: str) -> str:
+    """The query with IRIs, string literals and comments blanked out."""
+    text = _IRIS.sub("<>", query)
+    text = _STRINGS.sub('""', text)
+    return _COMMENTS.sub("", text)
+
+
+def detect_features(query: str) -> set[str]:
+    """The feature kinds a query uses, read from its keywords."""
+    code = _code_only(query).upper()
+    code = re.sub(r"[?$][A-Z0-9_]+", " ", code)  # variables named like keywords
+    body = re.sub(r"^\s*(PREFIX\s+[A-Z0-9_\-]*:\s*<>\s*)*", "", code)
+    found: set[str] = set()
+    if re.search(r"\bFILTER\b|\bHAVING\b", code):
+        found.add("filter")
+    if re.search(r"\bUNION\b", code):
+        found.add("union")
+    if re.search(r"\bOPTIONAL\b", code):
+        found.add("optional")
+    if re.search(r"\bMINUS\b", code):
+        found.add("minus")
+    if re.search(r"\b(COUNT|SUM|AVG|MIN|MAX|SAMPLE|GROUP_CONCAT)\s*\(|\bGROUP\s+BY\b", code):
+        found.add("aggregation")
+    if re.search(r"\bORDER\s+BY\b", code):
+        found.add("order")
+    if re.search(r"\bLIMIT\b", code):
+        found.add("limit")
+    if re.match(r"\s*ASK\b", body):
+        found.add("ask")
+    return found
+
+
+def _triples(node: object) -> Iterator[tuple[object, object, object]]:
+    """Every triple pattern in an rdflib algebra tree (BGPs, EXISTS, sub-patterns)."""
+    from rdflib.plugins.sparql.parserutils import CompValue
+
+    if isinstance(node, CompValue):
+        if node.name == "BGP":
+            yield from dict.get(node, "triples") or ()
+        for v in node.values():
+            yield from _triples(v)
+    elif isinstance(node, dict):
+        for v in node.values():
+            yield from _triples(v)
+    elif isinstance(node, list | tuple):
+        for v in node:
+            yield from _triples(v)
+
+
+def _is_node(term: object) -> bool:
+    from rdflib import URIRef, Variable
+
+    return isinstance(term, Variable) or (isinstance(term, URIRef)
+                                          and str(term).startswith(NPD_DATA))
+
+
+def compute_hops(query: str, object_properties: frozenset[str]) -> int:
+    """Distinct entity nodes joined in the query's triple patterns (minimum 1).
+
+    An entity node is a variable or an ``npd:`` data IRI that is the subject of a triple
+    pattern or the object of an object-property pattern. Classes (objects of ``rdf:type``),
+    literals, and constant IRIs outside the NPD data namespace (DBpedia countries, ICS
+    ages) are values, not nodes.
+    """
+    from rdflib.plugins.sparql import prepareQuery
+
+    algebra = prepareQuery(query).algebra
+    nodes: set[object] = set()
+    for s, p, o in _triples(algebra):
+        if _is_node(s):
+            nodes.add(s)
+        if str(p) != RDF_TYPE and str(p) in object_properties and _is_node(o):
+            nodes.add(o)
+    return max(1, len(nodes))
+
+
+def spread(items: tuple[dict[str, Any], ...]) -> dict[str, int]:
+    """Counts the required spread is checked against."""
+    c: Counter = Counter()
+    for q in items:
+        h = q["hops"]
+        c["hops1"] += h == 1
+        c["hops2"] += h == 2
+        c["hops3+"] += h >= 3
+        for f in q["features"]:
+            c[f] += 1
+        c["trap"] += "trap" in q
+        c["sql"] += "sql" in q
+        c["total"] += 1
+    return dict(c)
+
+
+# ---------------------------------------------------------------- file-level tests
+
+
+def test_file_shape_and_unique_ids() -> None:
+    items = questions()
+    assert len(items) >= 85
+    seen = Counter(ids(items))
+    assert not [i for i, n in seen.items() if n > 1], "duplicate ids"
+    for q in items:
+        keys = set(q)
+        assert keys >= REQUIRED_KEYS, q["id"]
+        assert keys <= REQUIRED_KEYS | OPTIONAL_KEYS, (q["id"], keys - REQUIRED_KEYS)
+        assert re.fullmatch(r"npd-\d{3}", q["id"]), q["id"]
+        assert q["vkg"] == "npd"
+        assert isinstance(q["hops"], int) and q["hops"] >= 1
+        assert set(q["features"]) <= FEATURES, q["id"]
+        assert len(set(q["features"])) == len(q["features"]), q["id"]
+        assert q["question"].strip() and q["sparql"].strip()
+        if "trap" in q:
+            assert q["trap"].startswith("http://"), q["id"]
+            assert q["trap"] not in q["sparql"], f"{q['id']}: the gold uses its own trap"
+
+
+def test_spread() -> None:
+    s = spread(questions())
+    assert s["hops1"] >= 25, s
+    assert s["hops2"] >= 25, s
+    assert s["hops3+"] >= 15, s
+    assert s.get("ask", 0) >= 5, s
+    assert s.get("aggregation", 0) >= 8, s
+    superlatives = sum(1 for q in questions() if {"order", "limit"} <= set(q["features"]))
+    assert superlatives >= 8, s
+    assert s.get("filter", 0) >= 10, s
+    for f in ("optional", "union", "minus"):
+        assert s.get(f, 0) >= 3, (f, s)
+    assert s.get("trap", 0) >= 10, s
+    assert s.get("sql", 0) >= 25, s
+
+
+@pytest.mark.parametrize("q", questions(), ids=ids(questions()))
+def test_features_match_query(q: dict[str, Any]) -> None:
+    assert set(q["features"]) == detect_features(q["sparql"])
+
+
+@pytest.mark.parametrize("q", questions(), ids=ids(questions()))
+def test_gold_parses(q: dict[str, Any]) -> None:
+    from rdflib.plugins.sparql import prepareQuery
+
+    prepareQuery(q["sparql"])
+    if "sql" in q:
+        import sqlglot
+
+        sqlglot.parse_one(q["sql"], read="postgres")
+
+
+@pytest.fixture(scope="module")
+def ontology(shared_dataset: Callable[[str], LocalDataset]) -> Ontology:
+    from navqa.offline.ontology_parser import parse_ontology
+
+    return parse_ontology(shared_dataset("npd").path("ontology"))
+
+
+@pytest.mark.parametrize("q", questions(), ids=ids(questions()))
+def test_hops_match_query(q: dict[str, Any], ontology: Ontology) -> None:
+    assert q["hops"] == compute_hops(q["sparql"], frozenset(ontology.object_properties))
+
+
+def test_traps_are_ontology_terms(ontology: Ontology) -> None:
+    """Each trap is a class or property the ontology declares (so it looks usable)."""
+    for q in questions():
+        if "trap" in q:
+            assert q["trap"] in ontology.signature, (q["id"], q["trap"])
+
+
+# ---------------------------------------------------------------- against Ontop and PostgreSQL
+
+
+@pytest.fixture(scope="module")
+def npd(vkg: Callable[[str], Any]) -> Any:
+    """The NPD VKG served by Ontop (``ServedVkg`` from ``tests/conftest.py``)."""
+    return vkg("npd")
+
+
+def _run(npd: Any, query: str) -> AskResult | SelectResult:
+    result = npd.endpoint.query(query)
+    assert isinstance(result, AskResult | SelectResult)
+    return result
+
+
+@pytest.mark.parametrize("q", questions(), ids=ids(questions()))
+def test_gold_is_non_empty(npd: Any, q: dict[str, Any]) -> None:
+    result = _run(npd, q["sparql"])
+    if isinstance(result, AskResult):
+        assert result.value is q.get("answer", True)
+    else:
+        assert result.rows, f"{q['id']}: the gold query returns nothing"
+        assert len(result.rows) <= 100, f"{q['id']}: {len(result.rows)} rows"
+        assert all(v is not None for v in result.rows[0]) or "optional" in q["features"]
+        if len(result.rows) == 1 and "aggregation" in q["features"]:
+            assert norm(result.rows[0][0]) != 0, f"{q['id']}: the count is 0 (silent failure?)"
+
+
+WITH_SQL = tuple(q for q in questions() if "sql" in q)
+
+
+@pytest.mark.parametrize("q", WITH_SQL, ids=ids(WITH_SQL))
+def test_sql_agrees_with_sparql(npd: Any, q: dict[str, Any]) -> None:
+    result = _run(npd, q["sparql"])
+    expected = npd.sql(q["sql"])
+    assert expected, f"{q['id']}: the SQL returns nothing"
+    if isinstance(result, AskResult):
+        assert len(expected) == 1 and len(expected[0]) == 1
+        assert bool(expected[0][0]) is result.value
+    else:
+        assert bag(result.rows) == bag(expected)
+
+
+WITH_TRAP = tuple(q for q in questions() if "trap" in q)
+
+
+@pytest.mark.parametrize("q", WITH_TRAP, ids=ids(WITH_TRAP))
+def test_trap_is_silent(npd: Any, q: dict[str, Any]) -> None:
+    trap = q["trap"]
+    as_class = npd.endpoint.select(f"SELECT ?s WHERE {{ ?s a <{trap}> }} LIMIT 1")
+    as_property = npd.endpoint.select(f"SELECT ?s ?o WHERE {{ ?s <{trap}> ?o }} LIMIT 1")
+    assert not as_class.rows and not as_property.rows, f"{q['id']}: {trap} has data"
+    gold = _run(npd, q["sparql"])
+    assert gold.value if isinstance(gold, AskResult) else gold.rows
