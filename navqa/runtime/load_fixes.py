@@ -37,3 +37,6 @@ def get_transform(name: str) -> Transform:
     except KeyError as e:
         known = ", ".join(sorted(_REGISTRY)) or "none"
         raise DatasetError(f"unknown load transform {name!r} (known: {known})") from e
+
+
+from navqa.runtime import load_fixes_atkis as _atkis  # noqa: E402,F401  (registers ATKIS transforms)
