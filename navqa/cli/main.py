@@ -7,6 +7,7 @@ becomes one red line on stderr and exit code 1; bad usage exits with 2.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -19,6 +20,11 @@ from navqa.cli.cmd_sparql import sparql
 from navqa.cli.console import err_console, setup_logging
 from navqa.cli.state import CliState
 from navqa.errors import NavqaError
+
+# The CLI owns the console: no model-loading progress bars from transformers/hf-hub.
+os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
 
 app = typer.Typer(
     name="navqa",
@@ -87,7 +93,11 @@ _register_optional()
 def run() -> None:
     """Console-script entry point."""
     try:
-        app(standalone_mode=False)
+        # Without standalone mode click *returns* the code of a ``typer.Exit`` instead of
+        # exiting with it.
+        rc = app(standalone_mode=False)
+        if isinstance(rc, int) and rc != 0:
+            sys.exit(rc)
     except NavqaError as e:
         err_console.print(f"[bold red]error:[/] {escape(str(e))}", soft_wrap=True)
         sys.exit(1)

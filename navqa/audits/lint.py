@@ -1,0 +1,853 @@
+"""``navqa lint``: static analysis of SPARQL for silent-failure risks on one VKG.
+
+A query that is valid SPARQL can still be certain to return nothing on a VKG. The lint
+finds the causes it can see from the ontology and the mappings alone, without running
+anything:
+
+``unmapped-term`` (error)
+    A class or property the ontology declares but no mapping populates, directly or
+    through reasoning (it is outside the active ontology). Suggests the nearest mapped
+    alternatives (the index's vectors when an embedder is given; siblings in the
+    ontology otherwise).
+``unknown-term`` (error)
+    A term in one of the ontology's namespaces that the ontology does not declare
+    (usually a typo).
+``term-kind`` (error)
+    A class used as a property, or a property used as a class.
+``template-join`` (error; warning inside OPTIONAL, MINUS or one UNION branch)
+    A variable used in several triple patterns whose positions can never produce the
+    same term: for every pair of uses, the shapes each can produce (IRI templates of the
+    property's subject/object term maps, of ``rdf:type C`` including subclasses, domains
+    and ranges — see :mod:`navqa.audits.shapes`) must have a pair that unifies.
+``constant-iri`` (error)
+    A constant IRI in a position whose templates cannot produce it.
+``literal-datatype`` (error; warning for numeric subtypes)
+    A literal in a triple pattern whose datatype differs from the mapped one.
+``filter-datatype`` (error)
+    A FILTER comparing a variable bound by a data property with a literal of an
+    incompatible type (an ``xsd:date`` with a string or a number, an ``xsd:string`` with
+    a number, a language-tagged string with a plain one…).
+``time-ordering`` (warning)
+    ``<``/``>`` on ``xsd:time`` values, which Ontop 5.1 silently answers with nothing.
+``exists-unsupported`` (warning)
+    ``FILTER (NOT) EXISTS``, which Ontop 5.1 rejects.
+``undeclared-prefix`` (error)
+    A prefix used without a declaration (repaired for the other checks when the VKG
+    knows it).
+``syntax-error`` (error)
+    The query does not parse.
+
+Every finding carries a best-effort position (the first occurrence of the term's text,
+1-based line and column) and a suggestion.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+import numpy as np
+from rdflib import BNode, Literal, URIRef
+from rdflib.term import Variable
+
+from navqa.audits.shapes import Shape, ShapeIndex, ShapeKind
+from navqa.audits.sparql import Branch, Locator, Triple, Walk, branches, iter_exprs, node_name
+from navqa.backends.protocols import Embedder
+from navqa.model.iri import IRI, OWL, OWL_THING, RDF, RDF_TYPE, RDFS, XSD, compact, local_name
+from navqa.offline.artifacts import IndexBundle
+
+__all__ = [
+    "Finding",
+    "LintResult",
+    "Linter",
+    "Severity",
+    "RULES",
+]
+
+
+class Severity(StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+    NOTE = "note"
+
+
+RULES: dict[str, str] = {
+    "unmapped-term": "The term has no mapping: patterns using it never match (silent failure).",
+    "unknown-term": "The term is not declared by the ontology.",
+    "term-kind": "A class used as a property, or a property used as a class.",
+    "template-join": "A join whose IRI templates (or term kinds) cannot unify is always empty.",
+    "constant-iri": "A constant IRI that no mapping template of its position can produce.",
+    "literal-datatype": "A literal whose datatype differs from the mapped datatype never matches.",
+    "filter-datatype": "A FILTER comparing values of incompatible datatypes is never true.",
+    "time-ordering": "Ontop 5.1 answers ordering comparisons on xsd:time with nothing.",
+    "exists-unsupported": "Ontop 5.1 rejects FILTER (NOT) EXISTS.",
+    "undeclared-prefix": "A prefix is used without being declared.",
+    "syntax-error": "The query does not parse.",
+}
+
+_BUILTIN_NS = (RDF, RDFS, OWL, XSD, "http://www.opengis.net/ont/geosparql#",
+               "http://www.opengis.net/def/function/geosparql/",
+               "http://www.w3.org/2005/xpath-functions#")
+_PREFIX_ERR = re.compile(r"Unknown namespace prefix\s*:?\s*['\"]?([\w\-]*)", re.I)
+NEIGHBOUR_BONUS = 0.15
+"""Added to the cosine of an alternative that neighbours the unmapped term in T."""
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One lint finding.
+
+    Attributes:
+        rule: The rule id (a key of :data:`RULES`).
+        severity: error, warning or note.
+        message: What is wrong.
+        suggestion: What to do instead.
+        line / column: 1-based start of the offending text (best effort; 1/1 if unknown).
+        end_line / end_column: 1-based end (exclusive column).
+        term: The IRI or variable concerned.
+        alternatives: Mapped alternatives (for unmapped and unknown terms).
+    """
+
+    rule: str
+    severity: Severity
+    message: str
+    suggestion: str
+    line: int = 1
+    column: int = 1
+    end_line: int = 1
+    end_column: int = 1
+    term: str | None = None
+    alternatives: tuple[IRI, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "rule": self.rule, "severity": str(self.severity), "message": self.message,
+            "suggestion": self.suggestion, "line": self.line, "column": self.column,
+            "end_line": self.end_line, "end_column": self.end_column, "term": self.term,
+            "alternatives": list(self.alternatives),
+        }
+
+
+@dataclass
+class LintResult:
+    """The findings for one query.
+
+    Attributes:
+        sparql: The query as given.
+        findings: Sorted by position.
+        repaired: The query with undeclared (known) prefixes declared, if that was needed.
+        source: Where the query came from (a file path), for reports.
+    """
+
+    sparql: str
+    findings: list[Finding] = field(default_factory=list)
+    repaired: str | None = None
+    source: str | None = None
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity is Severity.ERROR]
+
+    @property
+    def warnings(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity is Severity.WARNING]
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"source": self.source, "sparql": self.sparql, "ok": self.ok,
+                "errors": len(self.errors), "warnings": len(self.warnings),
+                "findings": [f.as_dict() for f in self.findings]}
+
+
+# -- datatypes -------------------------------------------------------------------------------
+
+_NUMERIC = {XSD + t for t in ("integer", "int", "long", "short", "byte", "decimal", "double",
+                              "float", "nonNegativeInteger", "positiveInteger",
+                              "negativeInteger", "nonPositiveInteger", "unsignedInt",
+                              "unsignedLong", "unsignedShort", "unsignedByte")}
+_STRING = {XSD + "string", XSD + "normalizedString", XSD + "token", RDFS + "Literal"}
+
+
+def _category(dt: str | None) -> str | None:
+    """A coarse family of a datatype: string, lang, numeric, date, datetime, time, year,
+    boolean, or ``None`` (unknown / other)."""
+    if dt is None:
+        return None
+    if dt in _STRING:
+        return "string"
+    if dt == RDF + "langString":
+        return "lang"
+    if dt in _NUMERIC:
+        return "numeric"
+    return {XSD + "date": "date", XSD + "dateTime": "datetime", XSD + "dateTimeStamp":
+            "datetime", XSD + "time": "time", XSD + "gYear": "year",
+            XSD + "boolean": "boolean"}.get(dt)
+
+
+def _literal_datatype(lit: Literal) -> str:
+    if lit.language:
+        return RDF + "langString"
+    return str(lit.datatype) if lit.datatype else XSD + "string"
+
+
+_TEMPORAL = {"date", "datetime", "year", "time"}
+
+
+def _filter_mismatch(mapped: str, given: str, op: str) -> tuple[Severity, str] | None:
+    """Whether comparing a value of category ``mapped`` with a literal of ``given`` fails."""
+    if mapped == given:
+        return None
+    if mapped in ("string", "lang") and given in ("string", "lang"):
+        if op in ("=", "!=", "IN", "NOT IN"):
+            return (Severity.ERROR, "a language-tagged string never equals a plain one"
+                    if "lang" in (mapped, given) else "")
+        return None
+    if {mapped, given} == {"date", "datetime"}:
+        return (Severity.WARNING, "xsd:date and xsd:dateTime values do not compare in SPARQL")
+    if mapped in _TEMPORAL | {"numeric", "boolean", "string", "lang"}:
+        return (Severity.ERROR, "")
+    return None
+
+
+# -- the linter ------------------------------------------------------------------------------
+
+
+class Linter:
+    """Lints SPARQL queries against one VKG's index.
+
+    Args:
+        bundle: The VKG's index (ontology, mappings, active ontology).
+        embedder: The index's embedder, or a factory for it, for the nearest mapped
+            alternatives of unmapped terms; without one, alternatives come from the
+            ontology (siblings, super- and sub-elements, ranked by name similarity).
+    """
+
+    def __init__(self, bundle: IndexBundle,
+                 embedder: Embedder | Callable[[], Embedder] | None = None) -> None:
+        self.bundle = bundle
+        self.ontology = bundle.ontology
+        self.active = bundle.active
+        self.shapes = ShapeIndex(bundle.ontology, bundle.mappings)
+        self._embedder = embedder
+        self._ctx: Any = None
+        from navqa.online.context import SchemaContext
+
+        self._prefixes = vkg_prefixes(bundle)
+        self._vocab = _vocab_namespaces(self.ontology.signature)
+        self._schema_context_cls = SchemaContext
+
+    @property
+    def prefixes(self) -> dict[str, str]:
+        return self._prefixes
+
+    def compact(self, iri: str) -> str:
+        return compact(iri, self._prefixes)
+
+    # -- alternatives -------------------------------------------------------------------
+
+    def _context(self) -> Any:
+        if self._ctx is None and self._embedder is not None:
+            emb = self._embedder
+            if not isinstance(emb, Embedder):
+                emb = _LazyEmbedder(emb, self.bundle.manifest.embedder_model,
+                                    self.bundle.manifest.dim)
+            self._ctx = self._schema_context_cls(self.bundle, emb)
+        return self._ctx
+
+    def alternatives(self, iri: IRI, *, want_class: bool, n: int = 3) -> list[IRI]:
+        """The mapped classes (properties) nearest to ``iri``.
+
+        With an embedder: cosine similarity between the term's label, name and comment and
+        the index's vectors, plus :data:`NEIGHBOUR_BONUS` for the term's neighbours in
+        the ontology (siblings, super- and sub-elements, properties sharing its domain or
+        range). Without one: those neighbours, ranked by name similarity.
+        """
+        structural = self._structural_alternatives(iri, want_class=want_class)
+        ctx = self._context()
+        if ctx is None:
+            return structural[:n]
+        from navqa.model.iri import humanize
+
+        ent = self.ontology.entity(iri)
+        text = humanize(iri)
+        if ent is not None:
+            text = f"{ent.label()} {text} {ent.comment() or ''}"[:300]
+        vec = ctx.embed([text])
+        scores = ctx.class_scores(vec) if want_class else ctx.property_scores(vec)
+        near = set(structural)
+        ranked = sorted(((s + (NEIGHBOUR_BONUS if i in near else 0.0), i)
+                         for i, s in scores.items() if self.active.is_active(i) and i != iri),
+                        key=lambda t: (-t[0], t[1]))
+        return [i for _, i in ranked[:n]]
+
+    def _structural_alternatives(self, iri: IRI, *, want_class: bool) -> list[IRI]:
+        onto, active = self.ontology, self.active
+        near: set[IRI] = set()
+        if want_class and iri in onto.classes:
+            c = onto.classes[iri]
+            for parent in c.parents:
+                near |= onto.subclasses(parent, reflexive=False)
+                near.add(parent)
+            near |= onto.subclasses(iri, reflexive=False)
+            pool = active.classes
+        else:
+            p = onto.property(iri)
+            if p is not None:
+                for parent in p.parents:
+                    near.add(parent)
+                    near |= {q.iri for q in onto.properties.values() if parent in q.parents}
+                doms, rngs = onto.inherited_domains(iri), onto.inherited_ranges(iri)
+                for q in onto.properties.values():
+                    if doms & onto.inherited_domains(q.iri) or (
+                            rngs and rngs & onto.inherited_ranges(q.iri)):
+                        near.add(q.iri)
+            pool = active.object_properties | active.data_properties
+            if not near:
+                near = set(pool)
+        cands = [x for x in near if x in pool and x != iri]
+        name = local_name(iri).lower()
+        return sorted(cands, key=lambda x: (-difflib.SequenceMatcher(
+            None, name, local_name(x).lower()).ratio(), x))
+
+    # -- linting ------------------------------------------------------------------------
+
+    def lint(self, sparql: str, *, alternatives: bool = True,
+             source: str | None = None) -> LintResult:
+        """Lint one query; never executes anything."""
+        from rdflib.plugins.sparql import parser as sparql_parser
+        from rdflib.plugins.sparql.algebra import translateQuery
+
+        from navqa.backends.sparql_http import query_form
+        from navqa.errors import SparqlSyntaxError, UpdateRefusedError
+
+        res = LintResult(sparql=sparql, source=source)
+        loc = Locator(sparql)
+        try:
+            query_form(sparql)
+        except UpdateRefusedError:
+            res.findings.append(Finding(
+                "syntax-error", Severity.ERROR, "this is a SPARQL UPDATE, not a query: a VKG "
+                "is read-only", "write a SELECT, ASK, CONSTRUCT or DESCRIBE query"))
+            return res
+        except SparqlSyntaxError:
+            pass  # the parser below says where
+        text = sparql
+        query = None
+        for _ in range(10):
+            try:
+                query = translateQuery(sparql_parser.parseQuery(text))
+                break
+            except Exception as e:  # pyparsing / rdflib raise several types
+                msg = str(e)
+                m = _PREFIX_ERR.search(msg)
+                if m and f"PREFIX {m.group(1)}:" not in text:
+                    pfx = m.group(1)
+                    ns = self._prefixes.get(pfx)
+                    where = self._prefix_use(loc, pfx)
+                    if ns is None:
+                        res.findings.append(self._finding(
+                            "undeclared-prefix", Severity.ERROR,
+                            f"the prefix {pfx}: is not declared", "declare it with PREFIX "
+                            f"{pfx}: <…>", loc, where, term=pfx))
+                        break
+                    res.findings.append(self._finding(
+                        "undeclared-prefix", Severity.ERROR,
+                        f"the prefix {pfx}: is not declared (the endpoint rejects the query)",
+                        f"add PREFIX {pfx}: <{ns}>", loc, where, term=pfx))
+                    text = f"PREFIX {pfx}: <{ns}>\n" + text
+                    loc.prefixes.setdefault(pfx, ns)
+                    continue
+                line, col = getattr(e, "lineno", None), getattr(e, "col", None)
+                first = msg.splitlines()[0][:300] if msg else type(e).__name__
+                f = Finding("syntax-error", Severity.ERROR, f"syntax error: {first}",
+                            "fix the syntax; `navqa sparql` shows the endpoint's message",
+                            line or 1, col or 1, line or 1, (col or 1) + 1)
+                res.findings.append(f)
+                break
+        if query is None:
+            return self._done(res)
+        if text != sparql:
+            res.repaired = text
+        algebra = query.algebra
+        walk = Walk()
+        root = algebra.get("p") if hasattr(algebra, "get") else None
+        alts = branches(root, walk, 0, {}) if root is not None else [Branch()]
+        self._check_terms(res, loc, walk, alternatives)
+        self._check_constants(res, loc, walk)
+        self._check_joins(res, loc, alts)
+        self._check_filters(res, loc, walk, algebra)
+        return self._done(res)
+
+    @staticmethod
+    def _done(res: LintResult) -> LintResult:
+        seen: set[tuple[object, ...]] = set()
+        out = []
+        for f in sorted(res.findings, key=lambda f: (f.line, f.column, f.rule, f.message)):
+            key = (f.rule, f.line, f.column, f.message)
+            if key not in seen:
+                seen.add(key)
+                out.append(f)
+        res.findings = out
+        return res
+
+    @staticmethod
+    def _prefix_use(loc: Locator, pfx: str) -> tuple[int, int] | None:
+        m = re.compile(rf"(?<![\w\-.:]){re.escape(pfx)}:").search(loc.masked, loc.body_start)
+        return (m.start(), m.end() - 1) if m else None
+
+    @staticmethod
+    def _finding(rule: str, sev: Severity, message: str, suggestion: str, loc: Locator,
+                 where: tuple[int, int] | None, *, term: str | None = None,
+                 alternatives: Sequence[IRI] = ()) -> Finding:
+        pos = (1, 1, 1, 1) if where is None else loc.span(*where)
+        return Finding(rule, sev, message, suggestion, pos[0], pos[1], pos[2], pos[3],
+                       term=term, alternatives=tuple(alternatives))
+
+    # -- terms --------------------------------------------------------------------------
+
+    def _check_terms(self, res: LintResult, loc: Locator, walk: Walk,
+                     alternatives: bool) -> None:
+        onto = self.ontology
+        preds: set[str] = set()
+        classes: set[str] = set()
+        for t in walk.all_triples:
+            if str(t.p) == RDF_TYPE:
+                if isinstance(t.o, URIRef):
+                    classes.add(str(t.o))
+            else:
+                preds.add(str(t.p))
+        # also terms inside paths that were not decomposed (alternatives, repetitions)
+        preds |= walk.path_iris - {RDF_TYPE}
+        for term in sorted(preds | classes):
+            as_class = term in classes
+            where = loc.find_iri(term)
+            if term in preds and term in onto.classes and term not in onto.properties:
+                res.findings.append(self._finding(
+                    "term-kind", Severity.ERROR,
+                    f"{self.compact(term)} is a class, used here as a property",
+                    f"write ?x a {self.compact(term)} to ask for its instances", loc, where,
+                    term=term))
+                continue
+            if as_class and term not in onto.classes and onto.property(term) is not None:
+                res.findings.append(self._finding(
+                    "term-kind", Severity.ERROR,
+                    f"{self.compact(term)} is a property, used here as a class",
+                    f"use it as a predicate: ?x {self.compact(term)} ?value", loc,
+                    loc.find_iri(term), term=term))
+                continue
+            if term.startswith(_BUILTIN_NS) and term not in onto.signature:
+                continue
+            if self.active.is_active(term):
+                continue
+            declared = term in onto.signature
+            if not declared and not any(term.startswith(ns) for ns in self._vocab):
+                continue
+            alts = self.alternatives(term, want_class=as_class) if alternatives else []
+            alt_text = ", ".join(self.compact(a) for a in alts)
+            if declared:
+                msg = (f"{self.compact(term)} has no mapping: the query returns nothing for "
+                       "the patterns using it (silent failure)")
+                sugg = (f"use a mapped {'class' if as_class else 'property'} instead: "
+                        f"{alt_text}" if alt_text else "use a mapped term instead")
+                res.findings.append(self._finding("unmapped-term", Severity.ERROR, msg, sugg,
+                                                  loc, where, term=term, alternatives=alts))
+            else:
+                msg = f"{self.compact(term)} is not declared by the ontology"
+                sugg = (f"did you mean {alt_text}?" if alt_text
+                        else "check the spelling of the term")
+                res.findings.append(self._finding("unknown-term", Severity.ERROR, msg, sugg,
+                                                  loc, where, term=term, alternatives=alts))
+
+    # -- constants ----------------------------------------------------------------------
+
+    def _check_constants(self, res: LintResult, loc: Locator, walk: Walk) -> None:
+        for t in walk.all_triples:
+            p = str(t.p)
+            if p == RDF_TYPE:
+                if isinstance(t.s, URIRef) and isinstance(t.o, URIRef):
+                    shapes = self.shapes.class_shapes(str(t.o))
+                    self._constant(res, loc, str(t.s), shapes,
+                                   f"an instance of {self.compact(str(t.o))}")
+                continue
+            pairs = self.shapes.property_pairs(p)
+            if not pairs:
+                continue
+            subj = {s for s, _ in pairs}
+            obj = {o for _, o in pairs}
+            if isinstance(t.s, URIRef):
+                self._constant(res, loc, str(t.s), subj, f"a subject of {self.compact(p)}")
+            if isinstance(t.o, URIRef):
+                self._constant(res, loc, str(t.o), obj, f"an object of {self.compact(p)}")
+            elif isinstance(t.o, Literal):
+                self._literal(res, loc, t.o, obj, p)
+
+    def _constant(self, res: LintResult, loc: Locator, iri: str, shapes: set[Shape],
+                  role: str) -> None:
+        if not shapes or any(s.produces(iri) for s in shapes):
+            return
+        forms = ", ".join(sorted({s.text(self._prefixes) for s in shapes if s.is_iri})[:4])
+        res.findings.append(self._finding(
+            "constant-iri", Severity.ERROR,
+            f"{self.compact(iri)} can never be {role}: its mappings only produce "
+            f"{forms or 'literals'}",
+            f"use an IRI of the form {forms}" if forms else "use a variable or a literal",
+            loc, loc.find_iri(iri), term=iri))
+
+    def _literal(self, res: LintResult, loc: Locator, lit: Literal, shapes: set[Shape],
+                 prop: str) -> None:
+        lits = [s for s in shapes if s.kind is ShapeKind.LITERAL]
+        if not lits:
+            if all(s.is_iri for s in shapes):
+                res.findings.append(self._finding(
+                    "literal-datatype", Severity.ERROR,
+                    f"{self.compact(prop)} has IRI values, never the literal "
+                    f"{_lit_text(lit, self._prefixes)}",
+                    "match the object with a variable and filter on its name",
+                    loc, loc.find_literal(lit), term=prop))
+            return
+        given = _literal_datatype(lit)
+        known = [s for s in lits if s.datatype is not None]
+        if len(known) != len(lits):
+            return
+        if any(s.datatype == given and (given != RDF + "langString" or (
+                (s.lang or "").lower() == (lit.language or "").lower())) for s in known):
+            return
+        mapped_cats = {_category(s.datatype) for s in known}
+        given_cat = _category(given)
+        sev = Severity.ERROR
+        if given_cat is not None and mapped_cats == {given_cat} and given_cat == "numeric":
+            sev = Severity.WARNING
+        dts = ", ".join(sorted({s.text(self._prefixes) for s in known}))
+        res.findings.append(self._finding(
+            "literal-datatype", sev,
+            f"{self.compact(prop)} is mapped to {dts}; the literal "
+            f"{_lit_text(lit, self._prefixes)} "
+            "never matches it",
+            f"write the value as {_example(known[0])} or compare with FILTER(STR(?v) = …)",
+            loc, loc.find_literal(lit), term=prop))
+
+    # -- joins --------------------------------------------------------------------------
+
+    def _uses(self, triples: Iterable[Triple]) -> dict[Any, list[tuple[set[Shape], Triple, str]]]:
+        uses: dict[Any, list[tuple[set[Shape], Triple, str]]] = defaultdict(list)
+        for t in triples:
+            p = str(t.p)
+            if p == RDF_TYPE:
+                if isinstance(t.o, URIRef) and isinstance(t.s, Variable | BNode):
+                    shapes = self.shapes.class_shapes(str(t.o))
+                    if shapes:
+                        uses[t.s].append((shapes, t,
+                                          f"an instance of {self.compact(str(t.o))}"))
+                continue
+            pairs = self.shapes.property_pairs(p)
+            if not pairs:
+                continue
+            if isinstance(t.s, Variable | BNode):
+                uses[t.s].append(({s for s, _ in pairs}, t,
+                                  f"the subject of {self.compact(p)}"))
+            if isinstance(t.o, Variable | BNode):
+                uses[t.o].append(({o for _, o in pairs}, t,
+                                  f"the object of {self.compact(p)}"))
+        return uses
+
+    @staticmethod
+    def _conflict(uses: list[tuple[set[Shape], Triple, str]], *, involving: set[int] | None
+                  ) -> tuple[tuple[set[Shape], Triple, str], tuple[set[Shape], Triple, str]] | None:
+        for i in range(len(uses)):
+            for j in range(i + 1, len(uses)):
+                if involving is not None and not ({id(uses[i][1]), id(uses[j][1])} & involving):
+                    continue
+                a, b = uses[i][0], uses[j][0]
+                if not any(x.compatible(y) for x in a for y in b):
+                    return uses[i], uses[j]
+        return None
+
+    def _check_joins(self, res: LintResult, loc: Locator, branches: list[Branch]) -> None:
+        empty_required: list[tuple[Any, tuple[Any, Any]]] = []
+        branch_empty = []
+        for br in branches:
+            uses = self._uses(br.required)
+            found = None
+            for var, us in uses.items():
+                c = self._conflict(us, involving=None)
+                if c is not None:
+                    found = (var, c)
+                    break
+            branch_empty.append(found is not None)
+            if found is not None:
+                empty_required.append(found)
+            for kind, group in br.extras:
+                if found is not None:
+                    break
+                uses_g = self._uses(br.required + group)
+                ids = {id(t) for t in group}
+                for var, us in uses_g.items():
+                    c = self._conflict(us, involving=ids)
+                    if c is not None:
+                        what = ("the OPTIONAL part never matches: its variables stay unbound"
+                                if kind == "optional" else
+                                "the MINUS part never matches: it removes nothing")
+                        res.findings.append(self._join_finding(loc, var, c, Severity.WARNING,
+                                                               what))
+                        break
+        every = bool(branches) and all(branch_empty)
+        for var, c in empty_required:
+            if every:
+                sev, what = Severity.ERROR, "the query returns nothing"
+            else:
+                sev, what = Severity.WARNING, "this UNION alternative never matches"
+            res.findings.append(self._join_finding(loc, var, c, sev, what))
+
+    def _join_finding(self, loc: Locator, var: Any, conflict: Any, sev: Severity,
+                      consequence: str) -> Finding:
+        (sa, ta, da), (sb, tb, db) = conflict
+        name = str(var).split("__sub")[0]
+        shown = f"?{name}" if isinstance(var, Variable) and not name.startswith("_path") \
+            else "an intermediate node"
+
+        def forms(shapes: set[Shape]) -> str:
+            texts = sorted({s.text(self._prefixes) for s in shapes})
+            return ", ".join(texts[:4]) + (", …" if len(texts) > 4 else "")
+
+        where = self._triple_position(loc, tb)
+        msg = (f"{shown} cannot be both {da} ({forms(sa)}) and {db} ({forms(sb)}): "
+               f"no IRI template unifies, so {consequence}")
+        bridge = self._bridge(sa, sb)
+        if bridge:
+            sugg = f"use two variables linked through the class graph, e.g. {bridge}"
+        else:
+            sugg = ("use a property or class whose IRIs match the rest of the join, or two "
+                    "variables linked by a property that connects them")
+        return self._finding("template-join", sev, msg, sugg, loc, where,
+                             term=f"?{name}" if isinstance(var, Variable) else None)
+
+    def _classes_of(self, shapes: set[Shape]) -> set[IRI]:
+        """The mapped classes whose own subject templates match ``shapes``."""
+        by_key = self.shapes.mapped_class_templates()
+        out: set[IRI] = set()
+        for sh in shapes:
+            if sh.kind is ShapeKind.TEMPLATE:
+                out |= by_key.get(sh.value, set())
+        # the most general of them name the IRIs best (Company rather than Manufacturer)
+        return {c for c in out if not (self.ontology.superclasses(c, reflexive=False) & out)}
+
+    def _bridge(self, a: set[Shape], b: set[Shape], max_hops: int = 3) -> str | None:
+        """A shortest chain of object properties in the class graph from a class of ``a``'s
+        IRIs to one of ``b``'s, written ``C1 –p→ C2 ←q– C3``."""
+        start, goal = self._classes_of(a), self._classes_of(b)
+        if not start or not goal or start & goal:
+            return None
+        onto = self.ontology
+        out_adj: dict[IRI, list[tuple[str, IRI]]] = defaultdict(list)
+        in_adj: dict[IRI, list[tuple[str, IRI]]] = defaultdict(list)
+        for e in self.bundle.graph.edges:
+            if e.is_data or OWL_THING in (e.source, e.target):
+                continue
+            out_adj[e.source].append((f" –{self.compact(e.prop)}→ ", e.target))
+            in_adj[e.target].append((f" ←{self.compact(e.prop)}– ", e.source))
+
+        def steps(c: IRI) -> list[tuple[str, IRI]]:
+            # an edge leaving a superclass holds for every instance of c; an edge arriving
+            # at a superclass (range Place) need not reach c (a Station), so only c's own
+            # and its subclasses' incoming edges count
+            subs = set(onto.subclasses(c))
+            out = [x for k in sorted(subs | set(onto.superclasses(c))) for x in out_adj[k]]
+            return sorted(out + [x for k in sorted(subs) for x in in_adj[k]])
+
+        goal_family = set().union(*(onto.subclasses(g) for g in goal))
+        frontier: list[tuple[IRI, str]] = [(c, self.compact(c)) for c in sorted(start)]
+        seen = set(start)
+        for _ in range(max_hops):
+            nxt: list[tuple[IRI, str]] = []
+            for node, text in frontier:
+                for arrow, other in steps(node):
+                    if other in seen:
+                        continue
+                    path = f"{text}{arrow}{self.compact(other)}"
+                    if other in goal_family:
+                        return path
+                    seen.add(other)
+                    nxt.append((other, path))
+            frontier = nxt
+        return None
+
+    def _triple_position(self, loc: Locator, t: Triple) -> tuple[int, int] | None:
+        origin = t.origin
+        iri = str(t.o) if str(t.p) == RDF_TYPE and isinstance(t.o, URIRef) else None
+        if iri is not None:
+            hits = loc.find_iri_all(iri)
+            if hits:
+                return hits[0]
+        if isinstance(origin, URIRef):
+            hits = loc.find_iri_all(str(origin))
+            if hits:
+                return hits[0]
+        hits = loc.find_iri_all(str(t.p))
+        return hits[0] if hits else None
+
+    # -- filters ------------------------------------------------------------------------
+
+    def _check_filters(self, res: LintResult, loc: Locator, walk: Walk, algebra: Any) -> None:
+        by_var: dict[tuple[int, Any], set[str]] = defaultdict(set)
+        for t in walk.all_triples:
+            if str(t.p) != RDF_TYPE and isinstance(t.o, Variable):
+                by_var[(t.scope, t.o)].add(str(t.p))
+        for packed, scope in walk.filters:
+            expr, rename = packed
+            for e in iter_exprs(expr):
+                name = node_name(e)
+                if name in ("Builtin_EXISTS", "Builtin_NOTEXISTS"):
+                    res.findings.append(self._finding(
+                        "exists-unsupported", Severity.WARNING,
+                        "Ontop 5.1 rejects FILTER (NOT) EXISTS (HTTP 500, not supported yet)",
+                        "rewrite it with MINUS or OPTIONAL … FILTER(!BOUND(?x))", loc,
+                        loc.find_text("EXISTS")))
+                    continue
+                if name != "RelationalExpression":
+                    continue
+                left, op, right = e.get("expr"), e.get("op"), e.get("other")
+                if isinstance(right, Variable) and isinstance(left, Literal):
+                    left, right = right, left
+                    op = {"<": ">", ">": "<", "<=": ">=", ">=": "<="}.get(op, op)
+                if not isinstance(left, Variable):
+                    continue
+                var = rename.get(left, left)
+                props = by_var.get((scope, var)) or set()
+                if not props:
+                    continue
+                literals = right if isinstance(right, list) else [right]
+                literals = [x for x in literals if isinstance(x, Literal)]
+                self._filter_finding(res, loc, left, op, props, literals)
+
+    def _datatypes_of(self, prop: str) -> set[str] | None:
+        """Mapped datatypes of a data property's values (``None``: unknown or not literal)."""
+        pairs = self.shapes.property_pairs(prop)
+        objs = [o for _, o in pairs]
+        if not objs or not all(o.kind is ShapeKind.LITERAL for o in objs):
+            return None
+        dts = {o.datatype for o in objs}
+        if None in dts:
+            ranges = {r for r in self.ontology.inherited_ranges(prop) if r.startswith(XSD)
+                      or r == RDF + "langString"}
+            if len(ranges) != 1:
+                return None
+            dts = (dts - {None}) | ranges
+        return {d for d in dts if d is not None}
+
+    def _filter_finding(self, res: LintResult, loc: Locator, var: Variable, op: str,
+                        props: set[str], literals: list[Literal]) -> None:
+        for lit in literals:
+            given = _literal_datatype(lit)
+            gcat = _category(given)
+            if gcat is None:
+                continue
+            verdicts: list[tuple[Severity, str, str, str]] = []
+            time_order = False
+            for p in sorted(props):
+                dts = self._datatypes_of(p)
+                if not dts:
+                    verdicts = []
+                    break
+                cats = {_category(d) for d in dts}
+                if None in cats or len(cats) != 1:
+                    verdicts = []
+                    break
+                cat = next(iter(cats))
+                assert cat is not None
+                if cat == "time" and gcat == "time" and op in ("<", ">", "<=", ">="):
+                    time_order = True
+                v = _filter_mismatch(cat, gcat, op)
+                if v is None:
+                    verdicts = []
+                    break
+                verdicts.append((v[0], v[1], p, next(iter(dts))))
+            where = loc.find_literal(lit) or loc.find_var(str(var), after=loc.body_start)
+            if time_order:
+                res.findings.append(self._finding(
+                    "time-ordering", Severity.WARNING,
+                    f"?{var} is an xsd:time value: Ontop 5.1 answers {op} on xsd:time with "
+                    "nothing", f"compare strings instead: FILTER(STR(?{var}) {op} "
+                    f"\"{lit}\")", loc, where, term=f"?{var}"))
+            if not verdicts:
+                continue
+            sev = Severity.ERROR if all(v[0] is Severity.ERROR for v in verdicts) \
+                else Severity.WARNING
+            _, why, p, dt = verdicts[0]
+            reason = f" ({why})" if why else ""
+            res.findings.append(self._finding(
+                "filter-datatype", sev,
+                f"?{var} holds {self.compact(dt)} values of {self.compact(p)}; comparing them "
+                f"with {_lit_text(lit, self._prefixes)} ({self.compact(given)}) is never "
+                f"true{reason}",
+                f"write the value as {_example(Shape(ShapeKind.LITERAL, dt))}"
+                + (" or compare YEAR(?" + str(var) + ")" if _category(dt) in ("date",
+                                                                               "datetime")
+                   and gcat == "numeric" else ""),
+                loc, where, term=f"?{var}"))
+
+
+def _lit_text(lit: Literal, prefixes: dict[str, str]) -> str:
+    """A literal as a query would write it (``"1850"``, ``1900``, ``"x"@en``, ``"…"^^xsd:date``)."""
+    lex = str(lit).replace('"', '\\"')
+    if lit.language:
+        return f'"{lex}"@{lit.language}'
+    if lit.datatype is None or str(lit.datatype) == XSD + "string":
+        return f'"{lex}"'
+    if str(lit.datatype) in (XSD + "integer", XSD + "decimal", XSD + "boolean"):
+        return str(lit)
+    return f'"{lex}"^^{compact(str(lit.datatype), prefixes)}'
+
+
+def _example(shape: Shape) -> str:
+    dt = shape.datatype or ""
+    cat = _category(dt)
+    return {
+        "date": '"2020-01-31"^^xsd:date', "datetime": '"2020-01-31T00:00:00"^^xsd:dateTime',
+        "time": '"08:00:00"^^xsd:time', "year": '"2020"^^xsd:gYear', "numeric": "a number",
+        "boolean": "true or false", "string": 'a plain string "…"',
+        "lang": f'a tagged string "…"@{shape.lang or "en"}',
+    }.get(cat or "", f'"…"^^<{dt}>')
+
+
+def vkg_prefixes(bundle: IndexBundle) -> dict[str, str]:
+    from navqa.model.iri import WELL_KNOWN_PREFIXES
+
+    out = dict(WELL_KNOWN_PREFIXES)
+    for src in (bundle.ontology.prefixes, bundle.mappings.prefixes):
+        for p, ns in src.items():
+            if ns and p not in out and ns not in out.values():
+                out[p] = ns
+    return out
+
+
+def _vocab_namespaces(signature: Iterable[str]) -> set[str]:
+    out: set[str] = set()
+    for iri in signature:
+        for sep in ("#", "/"):
+            if sep in iri:
+                out.add(iri.rsplit(sep, 1)[0] + sep)
+                break
+    return out
+
+
+class _LazyEmbedder:
+    """An :class:`Embedder` that loads the model on first use."""
+
+    def __init__(self, factory: Callable[[], Embedder], name: str, dim: int) -> None:
+        self._factory = factory
+        self._inner: Embedder | None = None
+        self.name = name
+        self.dim = dim
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if self._inner is None:
+            self._inner = self._factory()
+        return np.asarray(self._inner.embed(texts), dtype=np.float32)
