@@ -20,11 +20,13 @@ from navqa.errors import (
     EndpointError,
     EndpointTimeoutError,
     EndpointUnreachableError,
+    InputError,
     QueryFailedError,
     QueryRejectedError,
     SparqlSyntaxError,
     UpdateRefusedError,
 )
+from navqa.model.resultio import term_from_json
 from navqa.model.terms import (
     AskResult,
     BNodeTerm,
@@ -117,10 +119,10 @@ class HttpSparqlEndpoint:
         try:
             variables = tuple(data["head"].get("vars", []))
             rows = tuple(
-                tuple(_term(b[v]) if v in b else None for v in variables)
+                tuple(term_from_json(b[v]) if v in b else None for v in variables)
                 for b in data["results"]["bindings"]
             )
-        except (KeyError, TypeError, AttributeError) as e:
+        except (KeyError, TypeError, AttributeError, InputError) as e:
             raise EndpointError("malformed SPARQL JSON results", endpoint=self.url,
                                 query=query) from e
         return SelectResult(variables=variables, rows=rows)
@@ -184,17 +186,6 @@ class HttpSparqlEndpoint:
             raise QueryFailedError("the endpoint failed to answer", endpoint=self.url,
                                    query=query, status=r.status_code, server_message=r.text)
         return r
-
-
-def _term(b: dict[str, str]) -> Term:
-    kind = b.get("type")
-    if kind == "uri":
-        return IRITerm(b["value"])
-    if kind in ("literal", "typed-literal"):
-        return LiteralTerm(b["value"], datatype=b.get("datatype"), lang=b.get("xml:lang"))
-    if kind == "bnode":
-        return BNodeTerm(b["value"])
-    raise ValueError(f"unknown term type {kind!r}")
 
 
 def _parse_ntriples(text: str) -> tuple[tuple[Term, Term, Term], ...]:

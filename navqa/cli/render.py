@@ -9,9 +9,9 @@ import json
 from rich.table import Table
 
 from navqa.model.iri import compact
+from navqa.model.resultio import result_to_json
 from navqa.model.terms import (
     AskResult,
-    BNodeTerm,
     GraphResult,
     IRITerm,
     LiteralTerm,
@@ -21,35 +21,11 @@ from navqa.model.terms import (
 )
 
 
-def term_json(t: Term | None) -> dict[str, str] | None:
-    """SPARQL 1.1 JSON results form of one term."""
-    if t is None:
-        return None
-    if isinstance(t, IRITerm):
-        return {"type": "uri", "value": t.value}
-    if isinstance(t, BNodeTerm):
-        return {"type": "bnode", "value": t.id}
-    out = {"type": "literal", "value": t.value}
-    if t.datatype:
-        out["datatype"] = t.datatype
-    if t.lang:
-        out["xml:lang"] = t.lang
-    return out
-
-
 def result_json(result: QueryResult) -> dict[str, object]:
     """A result as SPARQL 1.1 JSON (SELECT/ASK) or ``{"ntriples": ...}``."""
-    if isinstance(result, AskResult):
-        return {"head": {}, "boolean": result.value}
     if isinstance(result, GraphResult):
         return {"ntriples": result.ntriples}
-    return {
-        "head": {"vars": list(result.variables)},
-        "results": {"bindings": [
-            {v: term_json(t) for v, t in zip(result.variables, row, strict=True) if t is not None}
-            for row in result.rows
-        ]},
-    }
+    return result_to_json(result)
 
 
 def to_json(result: QueryResult) -> str:

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from navqa.backends.sparql_http import HttpSparqlEndpoint
 from navqa.errors import EvaluationError
-from navqa.evaluation.resultio import result_from_json, result_to_json
+from navqa.model.resultio import result_from_json, result_to_json
 from navqa.model.terms import QueryResult
 
 if TYPE_CHECKING:

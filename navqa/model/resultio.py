@@ -1,4 +1,4 @@
-"""Query results to and from JSON, for the gold cache and ``results.jsonl``.
+"""Query results to and from JSON (the gold cache, ``results.jsonl``, ``--json`` output).
 
 SELECT and ASK results use the SPARQL 1.1 Query Results JSON format (``head`` /
 ``results.bindings`` / ``boolean``), so a cached gold answer can be read by any tool;
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from navqa.errors import EvaluationError
+from navqa.errors import InputError
 from navqa.model.terms import (
     AskResult,
     BNodeTerm,
@@ -44,7 +44,7 @@ def term_from_json(data: dict[str, Any]) -> Term:
     """The inverse of :func:`term_to_json`.
 
     Raises:
-        EvaluationError: on an unknown term type.
+        InputError: on an unknown term type.
     """
     kind = data.get("type")
     if kind == "uri":
@@ -54,7 +54,7 @@ def term_from_json(data: dict[str, Any]) -> Term:
     if kind in ("literal", "typed-literal"):
         return LiteralTerm(str(data["value"]), datatype=data.get("datatype"),
                            lang=data.get("xml:lang"))
-    raise EvaluationError(f"unknown term type {kind!r} in a stored result")
+    raise InputError(f"unknown term type {kind!r} in a stored result")
 
 
 def result_to_json(result: QueryResult) -> dict[str, Any]:
@@ -80,7 +80,7 @@ def result_from_json(data: dict[str, Any]) -> QueryResult:
     """The inverse of :func:`result_to_json`.
 
     Raises:
-        EvaluationError: when ``data`` is not a stored result.
+        InputError: when ``data`` is not a stored result.
     """
     try:
         if "boolean" in data:
@@ -98,4 +98,4 @@ def result_from_json(data: dict[str, Any]) -> QueryResult:
         )
         return SelectResult(variables=variables, rows=rows)
     except (KeyError, TypeError, ValueError) as e:
-        raise EvaluationError(f"malformed stored result: {e}") from e
+        raise InputError(f"malformed stored result: {e}") from e
