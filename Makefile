@@ -9,7 +9,7 @@ export NAVQA_DATASETS_MIRROR
 export HF_HUB_OFFLINE = 1
 export TRANSFORMERS_OFFLINE = 1
 
-QUESTION ?= Which stations are managed by Kestrel Metro?
+QUESTION ?= Which company currently operates the Aster Coast Line?
 
 .PHONY: setup demo test bench lint
 
@@ -23,7 +23,10 @@ test: setup
 	.venv/bin/python -m pytest
 
 bench: setup
-	.venv/bin/navqa bench all
+	.venv/bin/python bench/bench_runtime.py --vkg npd
+	.venv/bin/python bench/bench_index.py --vkg npd
+	.venv/bin/python bench/bench_online.py --vkg npd --llm-vkg demo
+	.venv/bin/python bench/bench_datasets.py
 
 lint:
 	.venv/bin/ruff check navqa tests

@@ -149,6 +149,7 @@ class Explainer:
     def __init__(self, compact: Any) -> None:
         self.compact = compact
         self.subgraphs: dict[str, str] = {}
+        self.judged: list[PropertiesJudged] = []
 
     def __call__(self, ev: Event) -> None:
         compact = self.compact
@@ -181,21 +182,17 @@ class Explainer:
             if not ev.enabled:
                 console.print("value grounding switched off")
             for g in ev.groundings:
+                owners = " or ".join(compact(c) for c in (g.classes or (g.cls,)) if c) or "?"
                 console.print(f"{g.mention!r} → {compact(g.prop) if g.prop else '?'} = "
-                              f"{g.stored!r} on {compact(g.cls) if g.cls else '?'}")
+                              f"{g.stored!r} on {owners}")
             if ev.enabled and not ev.groundings:
                 console.print("no value found in the data")
-            console.rule("[bold]4. expansion[/] (one judge decision per node)")
         elif isinstance(ev, PropertiesJudged):
-            sel = ", ".join(compact(p) for p in ev.selected) or "—"
-            filt = (f", {len(ev.filtered_out)} removed by the type filter"
-                    if ev.filtered_out else "")
-            console.print(f"  [dim]{compact(ev.root)}[/] depth {ev.depth} at "
-                          f"{compact(ev.node)}: {len(ev.candidates)}/{ev.available} shown{filt};"
-                          f" follow {sel} ({ev.method})")
+            self.judged.append(ev)  # printed after the rerank, for the chosen class only
         elif isinstance(ev, SubgraphVerbalized):
             self.subgraphs[ev.root] = ev.text
         elif isinstance(ev, SubgraphsReranked):
+            self._expansion(ev.chosen)
             console.rule(f"[bold]5. rerank[/] ({ev.method})")
             for s in ev.scores:
                 mark = "→" if s.iri == ev.chosen else " "
@@ -222,3 +219,20 @@ class Explainer:
         elif isinstance(ev, TypeStateUpdated):
             console.print(f"  [dim]type state: {ev.entity} ∈ "
                           f"{', '.join(compact(t) for t in ev.types)} ({ev.source})[/]")
+
+    def _expansion(self, chosen: str) -> None:
+        compact = self.compact
+        console.rule("[bold]4. expansion[/] (one judge decision per node)")
+        mine = [j for j in self.judged if j.root == chosen]
+        others = {j.root for j in self.judged} - {chosen}
+        for j in mine:
+            sel = ", ".join(compact(p) for p in j.selected) or "—"
+            filt = (f", {len(j.filtered_out)} removed by the type filter"
+                    if j.filtered_out else "")
+            console.print(f"  depth {j.depth} at {compact(j.node)}: "
+                          f"{len(j.candidates)}/{j.available} shown{filt}; keep {sel} "
+                          f"({j.method})")
+        if others:
+            n = sum(1 for j in self.judged if j.root != chosen)
+            console.print(f"  [dim]({len(others)} other candidate classes: {n} nodes judged; "
+                          f"--json shows every decision)[/]")

@@ -20,8 +20,9 @@ from rich.progress import (
 
 T = TypeVar("T")
 
-console = Console(highlight=False)
-err_console = Console(stderr=True, highlight=False)
+# emoji=False: "rail:Station:" must not become a train emoji.
+console = Console(highlight=False, emoji=False)
+err_console = Console(stderr=True, highlight=False, emoji=False)
 
 
 def setup_logging(verbose: int, secrets: list[str]) -> None:

@@ -97,13 +97,19 @@ class Candidate:
 
 @dataclass(frozen=True, slots=True)
 class ValueGrounding:
-    """Where a value mention was found in the data, and in what stored form."""
+    """Where a value mention was found in the data, and in what stored form.
+
+    ``classes`` lists every class the value's IRI template allows (a template shared by
+    several classes, e.g. companies that operate and companies that build, gives several);
+    ``cls`` is the first of them.
+    """
 
     mention: str
     cls: IRI | None
     prop: IRI | None
     stored: str | None
     probes: int = 0
+    classes: tuple[IRI, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -139,7 +139,10 @@ def _in_comment(ctx: SchemaContext, iri: IRI, phrase: str) -> bool:
     comment = ent.comment() if ent is not None else None
     if not comment or not phrase:
         return False
-    head = normal(phrase).split()[-1]
+    words = normal(phrase).split()
+    if not words:
+        return False
+    head = words[-1]
     first = normal(comment.split(".")[0])
     return f" {head} " in f" {first} "
 

@@ -58,7 +58,7 @@ from navqa.online.linking import Linking, link
 from navqa.online.mentions import LLMMentionExtractor, extract_mentions
 from navqa.online.synth_llm import LLMSynthesizer
 from navqa.online.synth_offline import OfflineSynthesizer
-from navqa.online.values import GroundedValue, ground_values
+from navqa.online.values import CategoricalVocabulary, GroundedValue, ground_values
 from navqa.online.verbalize import compact_listing, verbalize
 
 STRATEGIES = ("navqa", "agent", "cot", "sparqlgen")
@@ -149,6 +149,8 @@ class Pipeline:
             reranker = make_reranker(config, ctx.embedder, self.llm)
         self.reranker = reranker
         self.offline_synth = OfflineSynthesizer(ctx)
+        self.vocabulary = CategoricalVocabulary(ctx, endpoint,
+                                                timeout=config.runtime.query_timeout_s)
         self.candidate_filter: CandidateFilter | None = self._make_filter()
 
     # -- construction ------------------------------------------------------------------
@@ -185,6 +187,15 @@ class Pipeline:
         endpoint = HttpSparqlEndpoint(running.url, timeout=config.runtime.query_timeout_s)
         return cls.from_index(bundle, endpoint=endpoint, config=config, embedder=emb, llm=llm)
 
+    def full_context(self) -> SchemaContext:
+        """A context over the whole ontology T (baselines and "w/o AOC"), built once."""
+        if not self.ctx.use_active:
+            return self.ctx
+        if not hasattr(self, "_full_ctx"):
+            self._full_ctx = SchemaContext(self.ctx.bundle, self.ctx.embedder,
+                                           use_active_ontology=False)
+        return self._full_ctx
+
     def _make_filter(self) -> CandidateFilter | None:
         if not self.config.pipeline.type_filter:
             return None
@@ -192,7 +203,8 @@ class Pipeline:
             from navqa.online.saga.typefilter import make_type_filter
         except ModuleNotFoundError:
             return None
-        return make_type_filter(self.ctx)
+        return make_type_filter(self.ctx, endpoint=self.endpoint,
+                                cache_dir=self.config.runtime.cache_dir)
 
     # -- public API ----------------------------------------------------------------------
 
@@ -299,6 +311,16 @@ class Pipeline:
         t = time.perf_counter()
         st.groundings, probes = ground_values(self.ctx, self.endpoint, list(st.mentions.values),
                                               timeout=self.config.runtime.query_timeout_s)
+        if st.linking is not None:
+            at = st.extra.get("answer_type")
+            classes = list(dict.fromkeys([*([at.cls] if at is not None and at.cls else []),
+                                          *(c.iri for c in st.linking.classes[:3])]))
+            named = {g.mention.text.lower() for g in st.groundings}
+            vocab = {self.ctx.label(x.iri) for x in st.linking.classes} | {
+                self.ctx.label(x.iri) for x in st.linking.properties if x.score >= 0.45}
+            extra, more = self.vocabulary.match(st.question, classes, vocab)
+            st.groundings += [g for g in extra if g.mention.text.lower() not in named]
+            probes += more
         at = st.extra.get("answer_type")
         if st.linking is not None and at is not None and at.attribute and at.cls is None:
             # "What is the population of Dunmere?": the answer hangs off the named thing.
@@ -341,9 +363,13 @@ class Pipeline:
         t = time.perf_counter()
         roots = [c.iri for c in st.linking.classes]
         if pc.use_expansion:
+            # The type-blind pool (SAGA's "available" beyond Ga): what a property search
+            # for each mention would list; the type filter then removes conflicting ones.
+            from navqa.online.saga.lookup import type_blind_pool
+
             subs, judged = expand(
                 self.ctx, roots, st.question, judge=self._judge(), score=self._scorer(st),
-                lexical=[(s.iri, s.score) for s in st.linking.properties],
+                lexical=type_blind_pool(self.ctx, st.linking, k=pc.property_top_k),
                 candidate_filter=self.candidate_filter,
                 listing=lambda node, c: compact_listing(self.ctx, node, c),
                 max_depth=pc.max_depth)
@@ -375,7 +401,7 @@ class Pipeline:
         for r, s in zip(roots, scores, strict=True):
             total = float(s)
             if at is not None and at.cls is not None and (r == at.cls or at.cls in sup(r)):
-                total += 0.5 if r == at.cls else 0.3
+                total += 0.8 if r == at.cls else 0.4
             elif at is not None and at.attribute and at.cls is None and any(
                     r in g.classes for g in st.groundings):
                 total += 0.4

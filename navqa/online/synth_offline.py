@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import heapq
 import re
+from typing import Any
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -45,6 +46,8 @@ _ATTR_Q = re.compile(
     r"^\W*(?:what|which)\s+(?:is|are|was|were)\s+the\s+(?P<phrase>[\w\s\-]+?)\s+"
     r"(?:of|for|on|in)\b", re.I)
 _IN_WHAT_YEAR = re.compile(r"\b(?:in\s+)?(?:what|which)\s+year\b", re.I)
+_HOW_MUCH = re.compile(r"^\W*how\s+(?:much|large|long|deep|big|high|old)\s+(?P<phrase>.+?)\W*$",
+                       re.I)
 
 
 @dataclass
@@ -53,6 +56,7 @@ class Plan:
 
     triples: list[tuple[str, str, str]] = field(default_factory=list)
     filters: list[str] = field(default_factory=list)
+    optionals: list[str] = field(default_factory=list)
     select: list[str] = field(default_factory=list)
     distinct: bool = True
     order: str | None = None
@@ -90,6 +94,7 @@ class Plan:
 def render(ctx: SchemaContext, plan: Plan) -> str:
     """The plan as SPARQL text with the prefixes it uses."""
     body = [f"  {s} {p} {o} ." for s, p, o in plan.triples]
+    body += [f"  OPTIONAL {{ {o} }}" for o in plan.optionals]
     body += [f"  FILTER({f})" for f in plan.filters]
     text = "\n".join(body)
     used_prefixes = sorted({m.group(1) for m in re.finditer(r"(?<![\w?])([A-Za-z][\w\-]*):",
@@ -192,6 +197,9 @@ class OfflineSynthesizer:
         ctx = self.ctx
         plan = Plan()
         q_low = question.lower()
+        self._question_has_month = bool(re.search(
+            r"\bmonth|\b(?:january|february|march|april|may|june|july|august|september|"
+            r"october|november|december)\b", q_low))
         root = sub.root
         t = plan.new_var(local_name(root))
         plan.var_class[t] = root
@@ -210,8 +218,9 @@ class OfflineSynthesizer:
                 plan.explain.append(f"value {text!r} → {ctx.compact(choice.prop)} "
                                     f"{choice.stored!r}")
 
-        # 4. booleans on the target
+        # 4. booleans on the target, and values it must not have
         self._booleans(plan, question, mentions, linking, t, root)
+        self._missing_values(plan, question, t, root)
 
         # 3. numeric / date / time filters
         for v in mentions.values:
@@ -227,11 +236,13 @@ class OfflineSynthesizer:
             plan.select = [f"(COUNT(DISTINCT {t}) AS ?count)"]
             plan.distinct = False
             return render(ctx, plan), plan
-        attr = self._asked_attribute(plan, question, linking)
-        if attr is not None:
-            return render(ctx, plan), plan
         if cues.superlative:
             self._superlative(plan, question, cues.superlative, cues.superlative_word or "", t)
+        attr = self._asked_attribute(plan, question, linking)
+        if attr is not None:
+            if plan.order is not None and plan.select == [attr]:
+                plan.shown = []
+            return render(ctx, plan), plan
         name_prop = ctx.name_property(root)
         head = plan.data_var(ctx, t, name_prop) if name_prop is not None else t
         # Convention (datasets/demo/README.md): an entity answer shows its name, plus the
@@ -324,6 +335,97 @@ class OfflineSynthesizer:
             plan.used.add(e.prop)
             plan.explain.append(f"boolean {ctx.compact(e.prop)} = {value} (from {phrase!r})")
 
+    def _missing_values(self, plan: Plan, question: str, var: str, cls: IRI) -> None:
+        """"no (known/recorded) X", "without X" on a non-boolean data property of the target.
+
+        Rendered as ``OPTIONAL { ?t p ?x } FILTER(!BOUND(?x))``: Ontop 5.1.2 rejects
+        ``FILTER NOT EXISTS``.
+        """
+        ctx = self.ctx
+        m = re.search(r"\b(?:no|without|lack(?:s|ing)?)\s+(?:known\s+|recorded\s+|listed\s+)?"
+                      r"(?P<phrase>[a-zà-ÿ][a-zà-ÿ\- ]{2,40}?)(?=\?|$|,|\s+(?:and|or|in|on)\b)",
+                      question, re.I)
+        if not m:
+            return
+        vec = self._phrase_vec(m.group("phrase"))
+        if vec is None:
+            return
+        props = [e.prop for e in ctx.data_properties_of(cls) if ctx.allowed(e.prop)]
+        if not props:
+            return
+        best = max(props, key=lambda p: self._sim(p, vec))
+        if self._sim(best, vec) < 0.45 or ctx.datatype(best, cls) == BOOLEAN:
+            return
+        x = plan.new_var(local_name(best))
+        plan.var_class[x] = None
+        plan.optionals.append(f"{var} {ctx.compact(best)} {x}")
+        plan.filters.append(f"!BOUND({x})")
+        plan.used.add(best)
+        plan.explain.append(f"missing value: no {ctx.compact(best)}")
+
+    def _find_property(self, plan: Plan, vec: np.ndarray, kinds: frozenset[IRI], *,
+                       minimum: float, prefer: str | None = None,
+                       score_fn: Any = None) -> tuple[str, IRI] | None:
+        """The data property best matching ``vec`` on a plan node, or one hop away.
+
+        NPD and similar VKGs reify facts (a field's yearly production, its reserves, its
+        operator history): "how much oil did Statfjord produce" needs ``producedOil`` of
+        the ``FieldYearlyProduction`` next to the field. A property of a neighbouring
+        class competes with a small penalty; when it wins, the join is added.
+        """
+        ctx = self.ctx
+        best: tuple[float, str, IRI, Neighbour | None] | None = None
+        for var, prop in self._candidate_props(plan, kinds):
+            sc = score_fn(var, prop) if score_fn else self._sim(prop, vec)
+            sc += 0.05 if var == prefer else 0.0
+            if best is None or sc > best[0]:
+                best = (sc, var, prop, None)
+        for var, cls in list(plan.var_class.items()):
+            if cls is None:
+                continue
+            for n in ctx.neighbours(cls, data=False):
+                other = n.other
+                if other == OWL_THING or not ctx.allowed(n.edge.prop):
+                    continue
+                finer = self._finer_than_asked(other)
+                for e in ctx.data_properties_of(other):
+                    if not ctx.allowed(e.prop) or ctx.datatype(e.prop, other) not in kinds:
+                        continue
+                    sc = (score_fn(var, e.prop) if score_fn else self._sim(e.prop, vec)) - 0.08
+                    sc -= 0.05 if finer else 0.0
+                    if best is None or sc > best[0]:
+                        best = (sc, var, e.prop, n)
+        if best is None or best[0] < minimum:
+            return None
+        _, var, prop, via = best
+        if via is None:
+            return var, prop
+        other = via.other
+        existing = next((v for v, c in plan.var_class.items() if c == other), None)
+        new = existing or plan.new_var(local_name(other))
+        if existing is None:
+            plan.var_class[new] = other
+            plan.add(new, "a", ctx.compact(other))
+            plan.used.add(other)
+            if via.direction == "out":
+                plan.add(var, ctx.compact(via.edge.prop), new)
+            else:
+                plan.add(new, ctx.compact(via.edge.prop), var)
+            plan.used.add(via.edge.prop)
+            plan.explain.append(f"joined {ctx.compact(other)} for {ctx.compact(prop)}")
+        return new, prop
+
+    def _finer_than_asked(self, cls: IRI) -> bool:
+        """Whether ``cls`` records per month while the question names no month.
+
+        Yearly and monthly figures often sit side by side (NPD's field production); a
+        question about "1990" wants the yearly ones.
+        """
+        if self._question_has_month:
+            return False
+        return any("month" in local_name(e.prop).lower() for e in
+                   self.ctx.data_properties_of(cls))
+
     def _candidate_props(self, plan: Plan, kinds: frozenset[IRI]) -> list[tuple[str, IRI]]:
         out = []
         for var, cls in plan.var_class.items():
@@ -338,9 +440,6 @@ class OfflineSynthesizer:
         ctx = self.ctx
         kinds = {"time": TIMES, "date": DATES, "year": DATES | NUMERIC,
                  "number": NUMERIC}.get(v.kind, NUMERIC)
-        cands = self._candidate_props(plan, frozenset(kinds))
-        if not cands:
-            return
         pos = question.find(v.text) if v.kind not in ("time",) else -1
         if pos < 0:
             digits = re.search(r"\d", question)
@@ -352,20 +451,22 @@ class OfflineSynthesizer:
             vec = self._phrase_vec(question)
         assert vec is not None
 
-        def score(item: tuple[str, IRI]) -> float:
-            var, prop = item
+        def score(var: str, prop: IRI) -> float:
             s = self._sim(prop, vec)
-            dt = ctx.datatype(prop, plan.var_class.get(var))
             name = local_name(prop).lower()
-            if v.kind == "year" and ("year" in name or dt in DATES):
-                s += 0.1
+            dt = ctx.datatype(prop)
+            if v.kind == "year":
+                s += 0.25 if ("year" in name or dt in DATES) else -0.2
             if v.kind == "number" and "year" in name:
                 s -= 0.3
-            if var == next(iter(plan.var_class)):
-                s += 0.05
             return s
 
-        var, prop = max(cands, key=score)
+        found = self._find_property(plan, vec, frozenset(kinds), minimum=0.2,
+                                    prefer=next(iter(plan.var_class)), score_fn=score)
+        if found is None:
+            plan.explain.append(f"no property for the value {v.text!r}")
+            return
+        var, prop = found
         dt = ctx.datatype(prop, plan.var_class.get(var))
         x = plan.data_var(ctx, var, prop)
         op = v.comparator
@@ -393,63 +494,69 @@ class OfflineSynthesizer:
         plan.explain.append(f"filter {ctx.compact(prop)} {op} {v.text}")
 
     def _superlative(self, plan: Plan, question: str, direction: str, word: str,
-                     var: str) -> None:
-        ctx = self.ctx
-        cands = self._candidate_props(plan, frozenset(NUMERIC | DATES | TIMES))
-        if not cands:
-            return
-        tail = question.lower().split(word, 1)[1] if word in question.lower() else question
-        vec = self._phrase_vec(" ".join(tail.split()[:4]) + " " + SUPERLATIVE_NOUN.get(word, ""))
+                     var: str) -> str | None:
+        low = question.lower()
+        head, _, tail = low.partition(word) if word in low else ("", "", low)
+        vec = self._phrase_vec(" ".join(head.split()[-3:] + tail.split()[:4]) + " "
+                               + SUPERLATIVE_NOUN.get(word, ""))
         if vec is None:
-            return
-        v, prop = max(cands, key=lambda it: self._sim(it[1], vec) + (0.05 if it[0] == var
-                                                                       else 0))
-        x = plan.data_var(ctx, v, prop)
+            return None
+        found = self._find_property(plan, vec, frozenset(NUMERIC | DATES | TIMES),
+                                    minimum=0.2, prefer=var)
+        if found is None:
+            return None
+        v, prop = found
+        x = plan.data_var(self.ctx, v, prop)
         plan.order = f"{'DESC' if direction == 'max' else 'ASC'}({x})"
         plan.limit = 1
         plan.shown.append(x)
-        plan.explain.append(f"superlative {word!r}: order by {ctx.compact(prop)}")
+        plan.explain.append(f"superlative {word!r}: order by {self.ctx.compact(prop)}")
+        return x
 
     def _asked_attribute(self, plan: Plan, question: str, linking: Linking) -> str | None:
-        """Project a data property the question asks for ("when …", "what is the X of …")."""
+        """Project a data property the question asks for ("when …", "what is the X of …",
+        "how much X …", "in which year …") — on a plan node or one hop away."""
         ctx = self.ctx
         cues_when = re.match(r"^\W*when\b", question, re.I) is not None
         m = _ATTR_Q.match(question)
+        how_much = _HOW_MUCH.match(question)
         year = _IN_WHAT_YEAR.search(question) is not None
-        if not (cues_when or m or year):
+        if not (cues_when or m or year or how_much):
             return None
-        phrase = m.group("phrase") if m else question
+        phrase = m.group("phrase") if m else how_much.group("phrase") if how_much else question
         agg = None
-        if m:
-            for w in phrase.lower().split():
-                if w in _AGG_WORDS:
-                    agg = _AGG_WORDS[w]
-        kinds: frozenset[IRI]
-        if cues_when or year:
+        for w in phrase.lower().split():
+            if w in _AGG_WORDS and (m or how_much):
+                agg = _AGG_WORDS[w]
+        if cues_when:
             kinds = frozenset(DATES | TIMES | NUMERIC)
+        elif year:
+            kinds = frozenset(DATES | NUMERIC)
         else:
             kinds = frozenset(NUMERIC | DATES | TIMES | {XSD + "string", BOOLEAN})
-        cands = self._candidate_props(plan, kinds)
-        name_props = set(ctx.name_like_properties)
-        cands = [c for c in cands if c[1] not in name_props or c[1] in (
-            ctx.name_property(plan.var_class[c[0]] or "") or "",)]
-        if not cands:
-            return None
-        vec = self._phrase_vec(phrase if m else question)
+        vec = self._phrase_vec(phrase if (m or how_much) else question)
         if vec is None:
             return None
+        name_props = set(ctx.name_like_properties)
 
-        def score(it: tuple[str, IRI]) -> float:
-            s = self._sim(it[1], vec)
-            if (cues_when or year) and ctx.datatype(it[1], plan.var_class.get(it[0])) in DATES:
+        def score(var: str, prop: IRI) -> float:
+            if prop in name_props:
+                return -1.0
+            s = self._sim(prop, vec)
+            dt = ctx.datatype(prop)
+            if cues_when and dt in DATES | TIMES:
                 s += 0.15
+            if year and ("year" in local_name(prop).lower() or dt in DATES):
+                s += 0.25
             return s
 
-        var, prop = max(cands, key=score)
-        if score((var, prop)) < (0.35 if m else 0.2):
+        found = self._find_property(plan, vec, kinds, minimum=0.35 if m else 0.2,
+                                    prefer=next(iter(plan.var_class)), score_fn=score)
+        if found is None:
             return None
+        var, prop = found
         x = plan.data_var(ctx, var, prop)
-        if year and ctx.datatype(prop, plan.var_class.get(var)) in DATES:
+        if year and ctx.datatype(prop) in DATES:
             plan.select = [f"(YEAR({x}) AS ?year)"]
             plan.distinct = False
         elif agg is not None:

@@ -44,7 +44,8 @@ class GroundedValue:
     def event(self, probes: int) -> ValueGrounding:
         return ValueGrounding(mention=self.mention.text,
                               cls=self.classes[0] if self.classes else None,
-                              prop=self.prop, stored=self.stored, probes=probes)
+                              prop=self.prop, stored=self.stored, probes=probes,
+                              classes=self.classes)
 
 
 def _probe(ctx: SchemaContext, endpoint: SparqlEndpoint, props: list[IRI], text: str,
@@ -88,6 +89,8 @@ def ground_values(ctx: SchemaContext, endpoint: SparqlEndpoint, mentions: list[V
                 classes = tuple(ctx.most_specific(ctx.classes_of_iri(s)))
                 if not exact and found and v != found[0].stored:
                     continue
+                if not exact and len(v) > 2 * len(m.text) + 3:
+                    continue  # "Norwegian" must not become "Norwegian Oil Exploration"
                 if any(g.subject == s and g.prop == p for g in found):
                     continue
                 found.append(GroundedValue(m, p, v, s, classes, exact))
@@ -95,3 +98,87 @@ def ground_values(ctx: SchemaContext, endpoint: SparqlEndpoint, mentions: list[V
                 break
         out.extend(found)
     return out, probes
+
+
+class CategoricalVocabulary:
+    """Small value sets of string properties ("PRODUCING", "SHUT DOWN", "OIL/GAS"),
+    fetched with one bounded ``SELECT DISTINCT`` per property and kept for the pipeline's
+    lifetime. A property with more than ``max_values`` distinct values is not categorical.
+    """
+
+    def __init__(self, ctx: SchemaContext, endpoint: SparqlEndpoint, *, max_values: int = 40,
+                 timeout: float = 30.0) -> None:
+        self.ctx = ctx
+        self.endpoint = endpoint
+        self.max_values = max_values
+        self.timeout = timeout
+        self._values: dict[IRI, list[str]] = {}
+
+    def values(self, prop: IRI) -> list[str]:
+        """The distinct values of ``prop`` (empty when it has too many)."""
+        if prop not in self._values:
+            q = f"SELECT DISTINCT ?v WHERE {{ ?s <{prop}> ?v }} LIMIT {self.max_values + 1}"
+            rows = self.endpoint.select(q, timeout=self.timeout).rows
+            vals = [r[0].value for r in rows if isinstance(r[0], LiteralTerm)]
+            self._values[prop] = vals if len(vals) <= self.max_values else []
+        return self._values[prop]
+
+    def candidates(self, classes: list[IRI], limit: int = 30) -> list[IRI]:
+        """Non-name string properties of ``classes`` (and their superclasses)."""
+        from navqa.online.context import STRINGS
+
+        names = set(self.ctx.name_like_properties)
+        out: list[IRI] = []
+        for c in classes:
+            for e in self.ctx.data_properties_of(c):
+                p = e.prop
+                if p in names or p in out or not self.ctx.allowed(p):
+                    continue
+                if self.ctx.datatype(p, c) in STRINGS or self.ctx.datatype(p, c) is None:
+                    out.append(p)
+        return out[:limit]
+
+    def match(self, question: str, classes: list[IRI],
+              vocabulary: set[str] | None = None) -> tuple[list[GroundedValue], int]:
+        """Values of the classes' categorical properties that the question spells out.
+
+        Only values of at least five letters or two words count ("producing", "shut
+        down"), so that short codes such as "GAS" do not fire on every mention of gas; a
+        value that is a word of the schema vocabulary the question already uses
+        (``vocabulary``: labels of its linked classes and properties — "exploration" in
+        "exploration wellbores", "production" in "oil production") does not count either.
+        """
+        import re
+
+        q = question.lower()
+        vocab_words = {w for label in (vocabulary or set()) for w in label.lower().split()}
+        found: list[tuple[int, GroundedValue]] = []
+        probes = 0
+        for prop in self.candidates(classes):
+            cached = prop in self._values
+            vals = self.values(prop)
+            probes += 0 if cached else 1
+            for v in vals:
+                low = v.lower().strip()
+                if len(low) < 5 and " " not in low:
+                    continue
+                if " " not in low and low in vocab_words:
+                    continue
+                m = re.search(rf"(?<![\w/]){re.escape(low)}(?![\w/])", q)
+                if not m:
+                    continue
+                owners = tuple(self.ctx.most_specific(
+                    e.source for e in self.ctx.graph.edges_of(prop) if e.is_data))
+                g = GroundedValue(ValueMention(question[m.start():m.end()], "string"), prop, v,
+                                  "", owners, True)
+                found.append((m.start(), g))
+        found.sort(key=lambda x: (-len(x[1].stored), x[0]))
+        taken: list[tuple[int, int]] = []
+        out: list[GroundedValue] = []
+        for start, g in found:
+            end = start + len(g.stored)
+            if any(not (end <= a or start >= b) for a, b in taken):
+                continue
+            taken.append((start, end))
+            out.append(g)
+        return out, probes
