@@ -214,6 +214,12 @@ def _print_stats(bundle: IndexBundle, name: str) -> None:
     if o.get("imports"):
         console.print(f"note: T includes {len(o['imports'])} followed imports; NaVQA's "
                       "figures are for the main ontology file (see docs/active-ontology.md)")
+        main = o.get("main_file")
+        if main:
+            console.print(f"published ontology file alone: {main['classes']} classes, "
+                          f"{main['object_properties']} object properties, "
+                          f"{main['data_properties']} data properties, "
+                          f"{main['triples']:,} triples")
 
     t = Table(title="class graph Ga", title_justify="left")
     t.add_column("")

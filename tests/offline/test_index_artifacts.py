@@ -290,3 +290,17 @@ def test_cli_index_usage_errors(cli: Callable[..., object]) -> None:
     assert "--vkg" in res.output  # type: ignore[attr-defined]
     res = cli("index", "--ontology", "a.ttl", "--mapping", "b.obda")
     assert res.exit_code == 2  # type: ignore[attr-defined]
+
+
+@pytest.mark.atkis
+def test_atkis_stats_report_the_published_ontology_next_to_t_with_imports(
+        navqa_config, shared_dataset) -> None:
+    """The Bgee/ATKIS issue: --stats on ATKIS reports the published ontology's counts."""
+    from navqa.offline.artifacts import ensure_index
+
+    bundle = ensure_index(navqa_config, shared_dataset("atkis"), embedder=HashEmbedder(),
+                          out_dir=navqa_config.runtime.cache_dir / "index-test" / "atkis")
+    o = bundle.stats["ontology"]
+    assert o["main_file"] == {"classes": 108, "object_properties": 33, "data_properties": 38,
+                              "triples": 662}
+    assert o["classes"] > 108 and o["imports"]
