@@ -208,7 +208,7 @@ def test_spread() -> None:
     s = spread(questions())
     assert s["hops1"] >= 25, s
     assert s["hops2"] >= 15, s
-    assert s["hops3+"] >= 3, s
+    assert s["hops3+"] >= 8, s
     assert s.get("ask", 0) >= 5, s
     assert s.get("aggregation", 0) >= 8, s
     superlatives = sum(1 for q in questions() if {"order", "limit"} <= set(q["features"]))
