@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from enum import Enum
+from enum import Enum, StrEnum
 from typing import Any
 
 import typer
@@ -36,14 +36,14 @@ from navqa.model.events import (
 from navqa.runtime.vkg import serve_vkg
 
 
-class Strategy(str, Enum):
+class Strategy(StrEnum):
     navqa = "navqa"
     agent = "agent"
     cot = "cot"
     sparqlgen = "sparqlgen"
 
 
-class LlmChoice(str, Enum):
+class LlmChoice(StrEnum):
     none = "none"
     openai = "openai"
     config = "config"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
+from rich.progress import TaskID
 from rich.table import Table
 
 from navqa.cli.console import console, progress_bar, status
@@ -44,7 +45,7 @@ def fetch_cmd(
         _fetch_atkis_full(ctx, name, Path(zip_file) if zip_file else None)
         return
     with progress_bar(bytes_=True) as bar:
-        tasks: dict[str, int] = {}
+        tasks: dict[str, TaskID] = {}
 
         def progress(path: str, done: int, total: int | None) -> None:
             if path not in tasks:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -15,7 +16,14 @@ from rich.table import Table
 from navqa.cli.console import console, status
 from navqa.cli.state import state
 from navqa.runtime.postgres import PrivateCluster
-from navqa.runtime.vkg import EndpointState, all_states, clear_state, read_state, serve_vkg, write_state
+from navqa.runtime.vkg import (
+    EndpointState,
+    all_states,
+    clear_state,
+    read_state,
+    serve_vkg,
+    write_state,
+)
 
 app = typer.Typer(help="Start, inspect and stop SPARQL endpoints (Ontop over PostgreSQL).",
                   no_args_is_help=True)
@@ -95,10 +103,8 @@ def down(
     for st in states:
         if st is None:
             continue
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(st.pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
         for _ in range(60):
             if not st.alive():
                 break

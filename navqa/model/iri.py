@@ -66,7 +66,12 @@ def split_words(name: str) -> list[str]:
 
 
 def humanize(iri: IRI) -> str:
-    """A readable phrase from an IRI's local name (``currentFieldOperator`` → ``current field operator``)."""
+    """A readable phrase from an IRI's local name.
+
+    Example:
+        >>> humanize("http://ex.org/v#currentFieldOperator")
+        'current field operator'
+    """
     return " ".join(split_words(local_name(iri)))
 
 
@@ -79,9 +84,9 @@ def compact(iri: IRI, prefixes: Mapping[str, str]) -> str:
     for prefix, ns in prefixes.items():
         if ns and iri.startswith(ns):
             rest = iri[len(ns) :]
-            if re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_\-.]*", rest or "_") and not rest.endswith("."):
-                if best is None or len(ns) > best[0]:
-                    best = (len(ns), f"{prefix}:{rest}")
+            local_ok = re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_\-.]*", rest or "_") is not None
+            if local_ok and not rest.endswith(".") and (best is None or len(ns) > best[0]):
+                best = (len(ns), f"{prefix}:{rest}")
     return best[1] if best else f"<{iri}>"
 
 

@@ -1,10 +1,11 @@
 """Answer-type prior (SAGA): what kind of thing the question wants back.
 
 Offline version: wh-word rules plus a class-index lookup of the noun phrase that follows
-the wh-word; with an LLM, the mention-extraction call also names the answer (a label and a
-kind) and the label goes through the same class-index lookup ("which **stations** …", "how many **electric locomotives** …", "in which
-**city** …"). "when" asks for a date, "how many" for a count, yes/no questions for a
-boolean; "what is the **population** of X" asks for an attribute of X, not for a class.
+the wh-word ("which **stations** …", "how many **electric locomotives** …", "in which
+**city** …"); with an LLM, the mention-extraction call also names the answer (a label and a
+kind) and the label goes through the same class-index lookup. "when" asks for a date,
+"how many" for a count, yes/no questions for a boolean; "what is the **population** of X"
+asks for an attribute of X, not for a class.
 
 The prior only *boosts* ranking; it never removes a candidate.
 """
@@ -13,7 +14,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-
 from typing import Any
 
 from navqa.model.events import AnswerKind, Mentions

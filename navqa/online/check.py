@@ -14,9 +14,9 @@ import re
 from dataclasses import dataclass, field
 
 from rdflib import URIRef
+from rdflib.paths import AlternativePath, InvPath, MulPath, NegatedPath, SequencePath
 from rdflib.plugins.sparql import parser as sparql_parser
 from rdflib.plugins.sparql.algebra import translateQuery
-from rdflib.paths import AlternativePath, InvPath, MulPath, NegatedPath, SequencePath
 from rdflib.term import Variable
 
 from navqa.backends.sparql_http import query_form
@@ -81,7 +81,7 @@ def used_terms(algebra: object) -> tuple[set[IRI], set[IRI]]:
     def visit(node: object) -> None:
         if isinstance(node, dict):
             triples = node.get("triples") if getattr(node, "name", "") == "BGP" else None
-            for s_, p_, o_ in triples or ():
+            for _s, p_, o_ in triples or ():
                 if isinstance(p_, URIRef):
                     preds.add(str(p_))
                     if str(p_) == RDF_TYPE and isinstance(o_, URIRef):

@@ -21,7 +21,6 @@ from navqa.model.events import Candidate
 from navqa.model.iri import IRI
 from navqa.model.llm import Message
 
-
 NodeBatch = tuple[str, str, Sequence[Candidate], Sequence[bool]]
 """``(node_id, node_label, candidates, is_data_flags)`` — one node's decision to make."""
 

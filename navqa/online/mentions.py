@@ -149,11 +149,11 @@ def extract_mentions(question: str, *, max_ngram: int = 3) -> Mentions:
     for m in _TIME.finditer(question):
         if free(m.start(), m.end()):
             h = int(m.group(1)) % 12 + (12 if m.group(3).lower().startswith("p") else 0)
-            add(ValueMention(f"{h:02d}:{m.group(2) or '00'}:00", "time",  # type: ignore[arg-type]
+            add(ValueMention(f"{h:02d}:{m.group(2) or '00'}:00", "time",
                              _comparator_before(question, m.start())), m.start(), m.end())
     for m in _HHMM.finditer(question):
         if free(m.start(), m.end()):
-            add(ValueMention(f"{int(m.group(1)):02d}:{m.group(2)}:00", "time",  # type: ignore[arg-type]
+            add(ValueMention(f"{int(m.group(1)):02d}:{m.group(2)}:00", "time",
                              _comparator_before(question, m.start())), m.start(), m.end())
     for m in _DECADE.finditer(question):
         if free(m.start(), m.end()):

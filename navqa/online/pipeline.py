@@ -15,7 +15,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,7 +52,7 @@ from navqa.offline.artifacts import IndexBundle
 from navqa.online.answer_type import offline_answer_type
 from navqa.online.check import CheckResult, check_query
 from navqa.online.context import SchemaContext
-from navqa.online.expansion import CandidateFilter, Subgraph, expand
+from navqa.online.expansion import CandidateFilter, Scorer, Subgraph, expand
 from navqa.online.judge import Judge, LLMJudge, OfflineJudge
 from navqa.online.linking import Linking, link
 from navqa.online.mentions import LLMMentionExtractor, extract_mentions
@@ -97,8 +97,10 @@ class CountingLLM:
     def reset(self) -> None:
         self._local.counts = [0, 0, 0]
 
-    def call(self, messages: list[Message], **kw: Any) -> Response:
-        resp = self.inner.call(messages, **kw)
+    def call(self, messages: Sequence[Message], *, schema: type[Any] | None = None,
+             temperature: float | None = None, max_tokens: int | None = None) -> Response:
+        resp = self.inner.call(messages, schema=schema, temperature=temperature,
+                               max_tokens=max_tokens)
         c = self._counts()
         c[0] += 1
         c[1] += resp.usage.prompt_tokens
@@ -331,7 +333,7 @@ class Pipeline:
         yield ValuesGrounded(groundings=tuple(g.event(probes) for g in st.groundings),
                              seconds=time.perf_counter() - t)
 
-    def _scorer(self, st: AskState) -> Callable[[IRI, IRI, IRI, int], float]:
+    def _scorer(self, st: AskState) -> Scorer:
         assert st.linking is not None
         lk = st.linking
         anchors = {c for g in st.groundings for c in g.classes}

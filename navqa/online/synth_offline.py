@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import heapq
 import re
-from typing import Any
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 

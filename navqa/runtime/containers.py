@@ -37,7 +37,6 @@ def docker_status() -> tuple[bool, str]:
         import docker
     except ImportError:
         return False, "the docker Python package is missing (pip install -e '.[docker]')"
-    client = None
     with warnings.catch_warnings():
         # docker-py leaks the socket of a failed ping; collect it here, silently.
         warnings.simplefilter("ignore", ResourceWarning)

@@ -109,7 +109,7 @@ class LocalDataset:
         return self.files[manifest_path]
 
     def checksum(self, roles: tuple[FileRole, ...] | None = None) -> str:
-        """One SHA-256 over the files with ``roles`` (all files when ``None``), in manifest order."""
+        """One SHA-256 over the files with ``roles`` (all when ``None``), in manifest order."""
         h = hashlib.sha256()
         for f in self.manifest.files:
             if roles is None or f.role in roles:

@@ -197,7 +197,7 @@ class PrivateCluster:
         env["LC_ALL"] = "C.UTF-8"
         try:
             return subprocess.run(args, capture_output=True, text=True, timeout=timeout,
-                                  env=env, cwd="/", **kw)  # type: ignore[call-overload,no-any-return]
+                                  env=env, cwd="/", **kw)  # type: ignore[call-overload]
         except subprocess.TimeoutExpired as e:
             raise PostgresError(f"{Path(args[0]).name} timed out after {timeout:.0f}s") from e
 

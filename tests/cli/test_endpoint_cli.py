@@ -15,7 +15,8 @@ import pytest
 pytestmark = [pytest.mark.ontop, pytest.mark.postgres, pytest.mark.slow]
 
 NAVQA = [sys.executable, "-m", "navqa.cli"]
-Q = "PREFIX rail: <http://example.org/navqa/rail#> SELECT ?n WHERE { ?r a rail:Region ; rail:name ?n }"
+Q = ("PREFIX rail: <http://example.org/navqa/rail#> "
+     "SELECT ?n WHERE { ?r a rail:Region ; rail:name ?n }")
 
 
 def _alive(pid: int) -> bool:

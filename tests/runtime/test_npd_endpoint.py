@@ -117,7 +117,8 @@ CASES = [
     ),
     (
         "current-operator-of-fields-starting-with-gj",
-        "SELECT DISTINCT ?fname ?cname WHERE { ?f npdv:currentFieldOperator ?c ; npdv:name ?fname . "
+        "SELECT DISTINCT ?fname ?cname WHERE { ?f npdv:currentFieldOperator ?c ; "
+        "npdv:name ?fname . "
         "?c npdv:name ?cname . FILTER(STRSTARTS(?fname, \"GJ\")) }",
         'SELECT DISTINCT f."fldName", c."cmpLongName" FROM "field" f JOIN "company" c '
         "ON f.\"cmpNpdidCompany\" = c.\"cmpNpdidCompany\" WHERE f.\"fldName\" LIKE 'GJ%'",
