@@ -17,10 +17,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rdflib import Literal, URIRef
-from rdflib.paths import AlternativePath, InvPath, MulPath, NegatedPath, Path, SequencePath
+from rdflib.paths import InvPath, Path, SequencePath
 from rdflib.term import Variable
 
 from navqa.model.iri import RDF_TYPE
+from navqa.online.check import path_iris
 
 __all__ = ["MAX_BRANCHES", "Branch", "Locator", "Triple", "Walk", "branches", "iter_exprs",
            "node_name"]
@@ -206,21 +207,6 @@ def _expand_path(s: Any, path: Any, o: Any, scope: int, walk: Walk,
     return None
 
 
-def _path_iris(p: Any) -> set[str]:
-    """Every IRI inside a property path."""
-    if isinstance(p, URIRef):
-        return {str(p)}
-    out: set[str] = set()
-    if isinstance(p, (SequencePath | AlternativePath, NegatedPath)):
-        for a in p.args:
-            out |= _path_iris(a)
-    elif isinstance(p, MulPath):
-        out |= _path_iris(p.path)
-    elif isinstance(p, InvPath):
-        out |= _path_iris(p.arg)
-    return out
-
-
 def node_name(node: Any) -> str:
     return getattr(node, "name", "") or ""
 
@@ -244,7 +230,7 @@ def branches(node: Any, walk: Walk, scope: int, rename: dict[Variable, Variable]
                 if sub is not None:
                     triples.extend(sub)
                 else:
-                    walk.path_iris |= _path_iris(p)
+                    walk.path_iris |= path_iris(p)
         walk.all_triples.extend(triples)
         return [Branch(required=triples)]
     if name == "Join":

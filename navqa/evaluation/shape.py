@@ -59,6 +59,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from navqa.errors import SparqlSyntaxError
+from navqa.online.check import path_iris
 
 log = logging.getLogger(__name__)
 
@@ -354,24 +355,6 @@ class _JoinCounter:
         return 0
 
 
-def _path_iris(p: Any) -> Iterator[str]:
-    from rdflib.paths import AlternativePath, InvPath, MulPath, NegatedPath, SequencePath
-    from rdflib.term import URIRef
-
-    if isinstance(p, URIRef):
-        yield str(p)
-    elif isinstance(p, SequencePath | AlternativePath):
-        for a in p.args:
-            yield from _path_iris(a)
-    elif isinstance(p, InvPath):
-        yield from _path_iris(p.arg)
-    elif isinstance(p, MulPath):
-        yield from _path_iris(p.path)
-    elif isinstance(p, NegatedPath):
-        for a in p.args:
-            yield from _path_iris(a)
-
-
 def _is_type_path(p: Any) -> bool:
     """``rdf:type`` or ``rdf:type/rdfs:subClassOf*``-like paths (the object is a class)."""
     from rdflib.paths import SequencePath
@@ -381,7 +364,7 @@ def _is_type_path(p: Any) -> bool:
         return str(p) == _RDF_TYPE
     if isinstance(p, SequencePath):
         return isinstance(p.args[0], URIRef) and str(p.args[0]) == _RDF_TYPE and all(
-            set(_path_iris(a)) <= _NON_JOIN for a in p.args[1:])
+            path_iris(a) <= _NON_JOIN for a in p.args[1:])
     return False
 
 
@@ -400,7 +383,7 @@ def _gold_terms(triples: list[Any]) -> tuple[
                 classes.add(str(o))
                 types.setdefault(s, set()).add(str(o))
             continue
-        iris = [str(p)] if isinstance(p, URIRef) else list(_path_iris(p))
+        iris = [str(p)] if isinstance(p, URIRef) else list(path_iris(p))
         properties.update(i for i in iris if i not in _NON_JOIN)
     typed: set[tuple[str, str, Direction]] = set()
     for s, p, o in triples:

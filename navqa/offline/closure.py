@@ -39,11 +39,11 @@ from pathlib import Path
 from rdflib import BNode, Graph, URIRef
 from rdflib.namespace import OWL, RDF, RDFS
 
-from navqa.errors import OntologyParseError
 from navqa.model.active import ActiveOntology, ActiveStats, ClosureStep
 from navqa.model.iri import IRI
 from navqa.model.mapping import MappingSet
 from navqa.model.ontology import EntityKind, Ontology
+from navqa.offline.ontology_parser import read_ontology_graph
 
 logger = logging.getLogger(__name__)
 
@@ -410,67 +410,16 @@ def load_ontology_graph(
 ) -> Graph:
     """Read an ontology file (and, optionally, its imports) into one rdflib graph.
 
-    The ontology parser does not hand out its graph, so this reads the file again with
-    the same syntax sniffing and the same import resolution (an OASIS catalog, or
-    ``file:`` IRIs; never the network). A file that rdflib rejects goes through the
-    parser's loader, which tolerates the one known defect (a multi-line short literal).
-
-    Args:
-        path: The ontology file.
-        catalog: XML catalog resolving ``owl:imports``.
-        follow_imports: Load the imports the catalog resolves, transitively.
+    A shortcut for ``read_ontology_graph(...).graph``: the same syntax sniffing and import
+    resolution as the ontology parser (an OASIS catalog, or ``file:`` IRIs; never the
+    network).
 
     Raises:
         OntologyParseError: a file is missing or is not RDF.
     """
-    from navqa.offline import ontology_parser as op
-
-    entries = op.read_catalog(catalog) if catalog is not None else {}
-    graph = Graph(bind_namespaces="none")
-    _read_into(graph, Path(path))
-    if not follow_imports:
-        return graph
-    pending = sorted(str(o) for o in graph.objects(None, OWL.imports) if isinstance(o, URIRef))
-    seen: set[str] = set()
-    while pending:
-        iri = pending.pop(0)
-        if iri in seen:
-            continue
-        seen.add(iri)
-        local = entries.get(iri) or entries.get(iri.rstrip("/"))
-        if local is None and iri.startswith("file:"):
-            from urllib.parse import unquote, urlparse
-
-            local = Path(unquote(urlparse(iri).path))
-        if local is None or not local.is_file():
-            continue
-        sub = Graph(bind_namespaces="none")
-        _read_into(sub, local)
-        graph += sub
-        pending.extend(
-            sorted(str(o) for o in sub.objects(None, OWL.imports) if isinstance(o, URIRef))
-        )
-    return graph
-
-
-def _read_into(graph: Graph, path: Path) -> None:
-    from navqa.offline import ontology_parser as op
-
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise OntologyParseError(f"cannot read ontology file: {e}", path=path) from e
-    fmt = op.sniff_rdf_format(data.decode("utf-8", errors="replace"))
-    for candidate in (fmt,) if fmt else ("turtle", "xml", "n3", "nt"):
-        attempt = Graph(bind_namespaces="none")
-        try:
-            attempt.parse(data=data, format=candidate, publicID=path.resolve().as_uri())
-        except Exception:  # noqa: BLE001 - rdflib raises many unrelated types
-            continue
-        graph += attempt
-        return
-    # The parser's own loader repairs the one tolerated defect, or raises the error.
-    op._load_into(graph, path)  # noqa: SLF001 - no public API returns the graph
+    return read_ontology_graph(
+        Path(path), catalog=catalog, follow_imports=follow_imports
+    ).graph
 
 
 def _graph_for(ontology: Ontology) -> Graph:

@@ -56,7 +56,14 @@ from navqa.model.ontology import EntityKind, LangString, OntClass, Ontology, Ont
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["parse_ontology", "read_catalog", "sniff_rdf_format"]
+__all__ = [
+    "OntologyGraph",
+    "ontology_from_graph",
+    "parse_ontology",
+    "read_catalog",
+    "read_ontology_graph",
+    "sniff_rdf_format",
+]
 
 _LABEL_PREDICATES = (RDFS.label, SKOS.prefLabel)
 _COMMENT_PREDICATES = (RDFS.comment, SKOS.definition, DC.description, DCTERMS.description)
@@ -98,6 +105,35 @@ def parse_ontology(
         >>> len(onto.classes), onto.triple_count  # doctest: +SKIP
         (342, 13448)
     """
+    return ontology_from_graph(
+        read_ontology_graph(path, catalog=catalog, follow_imports=follow_imports)
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class OntologyGraph:
+    """An ontology file (and the imports that were followed) as one rdflib graph."""
+
+    path: Path
+    graph: Graph
+    ontology_iri: str | None
+    imports: tuple[str, ...]
+    skipped_imports: tuple[str, ...]
+
+
+def read_ontology_graph(
+    path: Path,
+    *,
+    catalog: Path | None = None,
+    follow_imports: bool = False,
+) -> OntologyGraph:
+    """Read an ontology file, and optionally its imports, into one rdflib graph.
+
+    The syntax is sniffed from content; imports resolve through ``catalog`` or ``file:``
+    IRIs only (never the network). Arguments and errors as for :func:`parse_ontology`,
+    which is ``ontology_from_graph(read_ontology_graph(...))``; callers that also need the
+    raw triples (the closure's Ta counts) read the file once through this.
+    """
     path = Path(path)
     entries = read_catalog(catalog) if catalog is not None else {}
     graph = Graph(bind_namespaces="none")
@@ -122,8 +158,12 @@ def parse_ontology(
         _merge(graph, sub)
         followed.append(iri)
         pending.extend(str(o) for o in _imports_of(sub))
+    return OntologyGraph(path, graph, ontology_iri, tuple(followed), tuple(skipped))
 
-    return _build(graph, path, ontology_iri, tuple(followed), tuple(skipped))
+
+def ontology_from_graph(og: OntologyGraph) -> Ontology:
+    """The typed :class:`Ontology` of a graph read by :func:`read_ontology_graph`."""
+    return _build(og.graph, og.path, og.ontology_iri, og.imports, og.skipped_imports)
 
 
 def sniff_rdf_format(text: str) -> str | None:

@@ -59,17 +59,18 @@ def parse(sparql: str) -> object:
     return translateQuery(sparql_parser.parseQuery(sparql))
 
 
-def _path_iris(p: object) -> set[IRI]:
+def path_iris(p: object) -> set[IRI]:
+    """Every IRI inside a property path (a plain IRI is a path of one)."""
     if isinstance(p, URIRef):
         return {str(p)}
     out: set[IRI] = set()
     if isinstance(p, SequencePath | AlternativePath | NegatedPath):
         for a in p.args:
-            out |= _path_iris(a)
+            out |= path_iris(a)
     elif isinstance(p, MulPath):
-        out |= _path_iris(p.path)
+        out |= path_iris(p.path)
     elif isinstance(p, InvPath):
-        out |= _path_iris(p.arg)
+        out |= path_iris(p.arg)
     return out
 
 
@@ -87,7 +88,7 @@ def used_terms(algebra: object) -> tuple[set[IRI], set[IRI]]:
                     if str(p_) == RDF_TYPE and isinstance(o_, URIRef):
                         classes.add(str(o_))
                 elif not isinstance(p_, Variable):
-                    preds.update(_path_iris(p_))
+                    preds.update(path_iris(p_))
             for v in node.values():
                 visit(v)
         elif isinstance(node, list | tuple):

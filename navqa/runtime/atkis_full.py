@@ -21,7 +21,6 @@ CLI: ``navqa datasets fetch atkis --full [--zip FILE]``. Needs internet access (
 
 from __future__ import annotations
 
-import gzip
 import logging
 import os
 import re
@@ -40,14 +39,13 @@ from psycopg import sql
 from navqa.config import NavqaConfig
 from navqa.errors import DatasetError, PostgresError, SetupError
 from navqa.runtime.datasets import LocalDataset, fetch_dataset, load_manifest, sha256_file
-from navqa.runtime.load_fixes import get_transform
-from navqa.runtime.loader import marker_for
+from navqa.runtime.loader import marker_for, run_load_step
 from navqa.runtime.postgres import (
     PgConnection,
     check_database_name,
     postgres_bindir,
+    psql_executable,
     recreate_database,
-    run_psql,
     set_database_marker,
 )
 
@@ -139,16 +137,6 @@ def find_shp2pgsql() -> str:
                      hint="apt-get install postgis")
 
 
-def _psql_exe() -> str:
-    found = shutil.which("psql")
-    if found:
-        return found
-    cand = postgres_bindir() / "psql"
-    if cand.exists():
-        return str(cand)
-    raise PostgresError("psql is not installed", hint="apt-get install postgresql-client")
-
-
 def psql_command(dbname: str, *, psql: str = "psql") -> list[str]:
     """The ``psql`` command a layer's SQL is streamed into (stops at the first error)."""
     return [psql, "-X", "-q", "-d", check_database_name(dbname), "-v", "ON_ERROR_STOP=1",
@@ -235,7 +223,7 @@ def load_layer(conn: PgConnection, dbname: str, layer: ShapeLayer, *, shp2pgsql:
     with tempfile.TemporaryFile() as shp_err, tempfile.TemporaryFile() as psql_err:
         gen = subprocess.Popen(shp2pgsql_command(layer.path, layer.table, exe=shp2pgsql),
                                stdout=subprocess.PIPE, stderr=shp_err)
-        sink = subprocess.Popen(psql_command(dbname, psql=_psql_exe()), stdin=subprocess.PIPE,
+        sink = subprocess.Popen(psql_command(dbname, psql=psql_executable()), stdin=subprocess.PIPE,
                                 stdout=subprocess.DEVNULL, stderr=psql_err, env=env)
         assert gen.stdout is not None and sink.stdin is not None
         try:
@@ -292,20 +280,7 @@ def run_load_steps(conn: PgConnection, ds: LocalDataset, dbname: str) -> None:
         PostgresError: when a step fails with an error its manifest does not tolerate.
     """
     for step in ds.manifest.load:
-        path = ds.local(step.file)
-        raw = path.read_bytes()
-        if path.suffix == ".gz":
-            raw = gzip.decompress(raw)
-        if step.transform:
-            raw = get_transform(step.transform)(raw.decode("utf-8"), path.parent).encode("utf-8")
-        if step.tolerate:
-            err = run_psql(conn, dbname, raw, label=step.file, stop_on_error=False)
-            errors = [ln for ln in err.splitlines() if re.search(r"\bERROR\b", ln)]
-            unexpected = [e for e in errors if not any(t in e for t in step.tolerate)]
-            if unexpected:
-                raise PostgresError(f"loading {step.file} failed: " + "\n".join(unexpected[:10]))
-        else:
-            run_psql(conn, dbname, raw, label=step.file)
+        run_load_step(conn, ds, dbname, step)
 
 
 def load_full(

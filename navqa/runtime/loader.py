@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from psycopg import sql
 
 from navqa.errors import PostgresError
+from navqa.model.dataset import LoadStep
 from navqa.runtime.datasets import LocalDataset
 from navqa.runtime.load_fixes import get_transform
 from navqa.runtime.postgres import (
@@ -89,25 +90,38 @@ def ensure_loaded(
     for step in ds.manifest.load:
         t1 = time.monotonic()
         say(f"  {step.file}")
-        path = ds.local(step.file)
-        raw = path.read_bytes()
-        if path.suffix == ".gz":
-            raw = gzip.decompress(raw)
-        if step.transform:
-            text = get_transform(step.transform)(raw.decode("utf-8"), path.parent)
-            raw = text.encode("utf-8")
-        if step.tolerate:
-            err = run_psql(conn, dbname, raw, label=step.file, stop_on_error=False)
-            errors = [ln for ln in err.splitlines() if re.search(r"\bERROR\b", ln)]
-            unexpected = [e for e in errors if not any(t in e for t in step.tolerate)]
-            if unexpected:
-                raise PostgresError(f"loading {step.file} failed: " + "\n".join(unexpected[:10]))
-            report.tolerated.extend(errors)
-        else:
-            run_psql(conn, dbname, raw, label=step.file)
+        report.tolerated.extend(run_load_step(conn, ds, dbname, step))
         report.steps.append((step.file, time.monotonic() - t1))
     with conn.connect(dbname, autocommit=True) as c:
         c.execute("ANALYZE")
     set_database_marker(conn, dbname, marker)
     report.seconds = time.monotonic() - t0
     return report
+
+
+def run_load_step(
+    conn: PgConnection, ds: LocalDataset, dbname: str, step: LoadStep
+) -> list[str]:
+    """Run one manifest load step through psql: decompress, apply its transform, execute.
+
+    Returns:
+        The psql errors the step's manifest tolerates (empty for a step without ``tolerate``).
+
+    Raises:
+        PostgresError: the step failed with an error its manifest does not tolerate.
+    """
+    path = ds.local(step.file)
+    raw = path.read_bytes()
+    if path.suffix == ".gz":
+        raw = gzip.decompress(raw)
+    if step.transform:
+        raw = get_transform(step.transform)(raw.decode("utf-8"), path.parent).encode("utf-8")
+    if not step.tolerate:
+        run_psql(conn, dbname, raw, label=step.file)
+        return []
+    err = run_psql(conn, dbname, raw, label=step.file, stop_on_error=False)
+    errors = [ln for ln in err.splitlines() if re.search(r"\bERROR\b", ln)]
+    unexpected = [e for e in errors if not any(t in e for t in step.tolerate)]
+    if unexpected:
+        raise PostgresError(f"loading {step.file} failed: " + "\n".join(unexpected[:10]))
+    return errors

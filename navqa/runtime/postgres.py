@@ -135,7 +135,8 @@ def postgres_bindir() -> Path:
     )
 
 
-def _psql() -> str:
+def psql_executable() -> str:
+    """The ``psql`` client: on PATH, else beside the server binaries."""
     found = shutil.which("psql")
     if found:
         return found
@@ -385,8 +386,8 @@ def run_psql(conn: PgConnection, dbname: str, script: bytes, *, label: str,
     Raises:
         PostgresError: when psql fails (with ``stop_on_error``) — quoting psql's error.
     """
-    args = [_psql(), "-X", "-q", "-d", dbname, "-v", f"ON_ERROR_STOP={1 if stop_on_error else 0}",
-            "-f", "-"]
+    args = [psql_executable(), "-X", "-q", "-d", dbname,
+            "-v", f"ON_ERROR_STOP={1 if stop_on_error else 0}", "-f", "-"]
     env = {k: v for k, v in os.environ.items() if not k.startswith("PG")}
     env.update(conn.env())
     env["PGOPTIONS"] = "-c client_min_messages=warning"
