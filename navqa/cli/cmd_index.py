@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from navqa.cli.console import console, err_console, progress_bar
@@ -220,6 +221,19 @@ def _print_stats(bundle: IndexBundle, name: str) -> None:
                           f"{main['object_properties']} object properties, "
                           f"{main['data_properties']} data properties, "
                           f"{main['triples']:,} triples")
+
+    owl = o.get("owlready2")
+    if owl is not None:
+        if "error" in owl:
+            console.print(f"[yellow]owlready2 could not read T[/]: {escape(owl['error'])}")
+        elif owl["disagreements"] == 0:
+            console.print("owlready2 reads T the same way: classes, properties, parents, "
+                          "domains, ranges and inverses agree")
+        else:
+            console.print(f"[yellow]owlready2 reads T differently on {owl['disagreements']} "
+                          "facts[/], e.g.:")
+            for ex in owl["examples"]:
+                console.print(f"  {escape(ex)}")
 
     t = Table(title="class graph Ga", title_justify="left")
     t.add_column("")

@@ -35,19 +35,27 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Protocol
 
+from rdflib import Graph
+
 from navqa.backends.faiss_index import FaissIndex
 from navqa.backends.protocols import LLM, Embedder
 from navqa.config import NavqaConfig
-from navqa.errors import ConfigError, IndexError_, InputError
+from navqa.errors import ConfigError, IndexError_, InputError, OntologyParseError
 from navqa.model.active import ActiveOntology
 from navqa.model.graph import ClassGraph
 from navqa.model.iri import IRI
 from navqa.model.mapping import MappingSet
 from navqa.model.ontology import Ontology
 from navqa.offline.class_graph import build_class_graph, typing_stats
-from navqa.offline.closure import build_active_ontology, load_ontology_graph
+from navqa.offline.closure import build_active_ontology
 from navqa.offline.descriptions import Description, describe
 from navqa.offline.indexer import build_vector_indexes
+from navqa.offline.ontology_parser import (
+    ontology_from_graph,
+    parse_ontology,
+    read_ontology_graph,
+)
+from navqa.offline.owl_crosscheck import crosscheck_with_owlready
 
 logger = logging.getLogger(__name__)
 
@@ -358,8 +366,6 @@ def build_index(
         LLMError: the LLM failed while describing.
         IndexError_: the directory cannot be written.
     """
-    from navqa.offline.ontology_parser import parse_ontology
-
     out_dir = Path(out_dir)
     for what, p in (("ontology", ontology_path), ("mapping", mapping_path),
                     ("catalog", catalog)):
@@ -373,14 +379,18 @@ def build_index(
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     follow = catalog is not None
-    ontology = parse_ontology(Path(ontology_path), catalog=catalog, follow_imports=follow)
+    rdf = read_ontology_graph(Path(ontology_path), catalog=catalog, follow_imports=follow)
+    ontology = ontology_from_graph(rdf)
     mappings = parse_mappings(Path(mapping_path))
     tick("parse")
     timings["parse_s"] = time.perf_counter() - t0
 
     t = time.perf_counter()
-    rdf = load_ontology_graph(Path(ontology_path), catalog=catalog, follow_imports=follow)
-    active = build_active_ontology(ontology, mappings, graph=rdf)
+    owl_check = _owlready_check(ontology, rdf.graph)
+    timings["owlready2_s"] = time.perf_counter() - t
+
+    t = time.perf_counter()
+    active = build_active_ontology(ontology, mappings, graph=rdf.graph)
     del rdf
     tick("closure")
     timings["closure_s"] = time.perf_counter() - t
@@ -412,6 +422,7 @@ def build_index(
             "data_properties": len(main.data_properties),
             "triples": main.triple_count,
         }
+    stats["ontology"]["owlready2"] = owl_check
     stats["index"] = {
         "elements": len(descriptions),
         "classes": len(vecs.classes),
@@ -683,3 +694,16 @@ def _wanted_model(
         return resolve_model(config.embedder.model)[1]
     except ConfigError:  # reported when the embedder is actually built
         return None
+
+
+def _owlready_check(ontology: Ontology, graph: Graph) -> dict[str, Any]:
+    """owlready2's independent reading of T, compared with ours (for ``index --stats``)."""
+    try:
+        found = crosscheck_with_owlready(ontology, graph)
+    except OntologyParseError as e:
+        return {"error": str(e)}
+    return {
+        "disagreements": len(found),
+        "examples": [f"{d.aspect} {d.iri}: navqa {sorted(d.ours)}, owlready2 {sorted(d.theirs)}"
+                     for d in found[:5]],
+    }

@@ -240,6 +240,7 @@ def test_npd_warm_load_is_fast(config: NavqaConfig, tmp_path: Path,
     assert elapsed <= 2.0, f"warm load took {elapsed:.2f} s"
     assert len(bundle.class_index) + len(bundle.property_index) == 492
     assert bundle.stats["ta"]["active_triples"] == 6_938
+    assert bundle.stats["ontology"]["owlready2"] == {"disagreements": 0, "examples": []}
 
 
 # -- the CLI ------------------------------------------------------------------------------------
@@ -273,7 +274,8 @@ def test_cli_index_stats_and_json(cli: Callable[..., object], demo_copy: tuple[P
     assert res.exit_code == 0, res.output  # type: ignore[attr-defined]
     text = res.output  # type: ignore[attr-defined]
     assert "index built" in text
-    for needle in ("|E0| (mapped)", "Ta: T restricted", "class graph", "mapping-template"):
+    for needle in ("|E0| (mapped)", "Ta: T restricted", "class graph", "mapping-template",
+                   "owlready2 reads T the same way"):
         assert needle in text
     res = cli(*args, "--json")
     assert res.exit_code == 0  # type: ignore[attr-defined]
