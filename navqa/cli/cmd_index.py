@@ -222,7 +222,7 @@ def _print_stats(bundle: IndexBundle, name: str) -> None:
                           f"{main['data_properties']} data properties, "
                           f"{main['triples']:,} triples")
 
-    owl = o.get("owlready2")
+    owl = s.get("owlready2")
     if owl is not None:
         if "error" in owl:
             console.print(f"[yellow]owlready2 could not read T[/]: {escape(owl['error'])}")

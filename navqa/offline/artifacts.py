@@ -79,7 +79,7 @@ __all__ = [
     "sha256_file",
 ]
 
-FORMAT_VERSION = 2  # 2: stats carry the main ontology file's own counts
+FORMAT_VERSION = 3  # 2: stats carry the main ontology file's own counts; 3: owlready2 check
 """Version of the index directory layout and of ``model.pickle``."""
 
 MANIFEST_FILE = "manifest.json"
@@ -422,7 +422,7 @@ def build_index(
             "data_properties": len(main.data_properties),
             "triples": main.triple_count,
         }
-    stats["ontology"]["owlready2"] = owl_check
+    stats["owlready2"] = owl_check
     stats["index"] = {
         "elements": len(descriptions),
         "classes": len(vecs.classes),

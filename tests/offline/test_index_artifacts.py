@@ -240,7 +240,7 @@ def test_npd_warm_load_is_fast(config: NavqaConfig, tmp_path: Path,
     assert elapsed <= 2.0, f"warm load took {elapsed:.2f} s"
     assert len(bundle.class_index) + len(bundle.property_index) == 492
     assert bundle.stats["ta"]["active_triples"] == 6_938
-    assert bundle.stats["ontology"]["owlready2"] == {"disagreements": 0, "examples": []}
+    assert bundle.stats["owlready2"] == {"disagreements": 0, "examples": []}
 
 
 # -- the CLI ------------------------------------------------------------------------------------
