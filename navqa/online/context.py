@@ -43,6 +43,7 @@ STRINGS = frozenset({XSD + "string", "http://www.w3.org/2000/01/rdf-schema#Liter
                      "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString",
                      XSD + "normalizedString", XSD + "token"})
 _NAME_WORDS = re.compile(r"(^|[^a-z])(name|label|title)($|[^a-z])", re.I)
+_GENERIC_NAMES = frozenset({"name", "label", "title"})
 _CODE_WORDS = re.compile(r"(code|number|identifier|id$|headcode|acronym|abbrev)", re.I)
 
 
@@ -269,6 +270,9 @@ class SchemaContext:
                 names.append(prop)
             elif _CODE_WORDS.search(local_name(prop)) or _CODE_WORDS.search(self.label(prop)):
                 codes.append(prop)
+        # the generic name (``name``, ``label``, ``title``, rdfs:label) before compounds such
+        # as NPD's ``licensingActivityName`` or ``shortName``
+        names.sort(key=lambda p: p != RDFS_LABEL and local_name(p).lower() not in _GENERIC_NAMES)
         return names + codes
 
     def name_property(self, cls: IRI) -> IRI | None:

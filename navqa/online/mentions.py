@@ -71,6 +71,9 @@ _DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _DECADE = re.compile(r"\b(1[5-9]\d0|20[0-9]0)s\b")
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
 _NUMBER = re.compile(r"(?<![\w/.-])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?![\w/-])")
+# Digits with a leading zero name something ("production licence 018"); no quantity is
+# written that way (the "000" of "100,000" is not one: see the check on the preceding comma).
+_IDENTIFIER = re.compile(r"0\d+")
 _QUOTED = re.compile(r"[\"“”«»]([^\"“”«»]{1,120})[\"“”«»]|(?<!\w)'([^']{2,80})'(?!\w)")
 # A capitalised name: a capitalised word or an identifier with digits, followed by more
 # capitalised words, connectors ("&", "de", "du", "of") and identifiers.
@@ -174,7 +177,8 @@ def extract_mentions(question: str, *, max_ngram: int = 3) -> Mentions:
             a = b - len(text)
             if not text:
                 continue
-        if _YEAR.fullmatch(text) or _NUMBER.fullmatch(text):
+        identifier = _IDENTIFIER.fullmatch(text) and not (a and question[a - 1] in ",.")
+        if (_YEAR.fullmatch(text) or _NUMBER.fullmatch(text)) and not identifier:
             continue
         if text.lower() in STOP:
             continue

@@ -14,7 +14,8 @@ the context allows (the active ontology), so it cannot produce an unmapped term:
 5. "how many" → ``COUNT(DISTINCT ?t)``; superlatives → ``ORDER BY … LIMIT 1`` (or
    ``MAX``/``MIN`` when the question asks for the value: "what is the highest …");
    "when"/"what is the X of" → project that data property; yes/no → ``ASK``;
-6. otherwise the target's **name** is projected (``SELECT DISTINCT ?name``).
+6. otherwise the target's **name** alone is projected (``SELECT DISTINCT ?name``): the
+   values it was filtered or ranked by stay in the query, not in the answer.
 
 Values are always escaped (:func:`navqa.model.terms.escape_string`); nothing from the
 question is pasted into the query text unescaped.
@@ -65,7 +66,6 @@ class Plan:
     used: set[IRI] = field(default_factory=set)
     var_class: dict[str, IRI | None] = field(default_factory=dict)
     data_vars: dict[tuple[str, IRI], str] = field(default_factory=dict)
-    shown: list[str] = field(default_factory=list)
     explain: list[str] = field(default_factory=list)
 
     def new_var(self, base: str) -> str:
@@ -240,14 +240,12 @@ class OfflineSynthesizer:
             self._superlative(plan, question, cues.superlative, cues.superlative_word or "", t)
         attr = self._asked_attribute(plan, question, linking)
         if attr is not None:
-            if plan.order is not None and plan.select == [attr]:
-                plan.shown = []
             return render(ctx, plan), plan
         name_prop = ctx.name_property(root)
         head = plan.data_var(ctx, t, name_prop) if name_prop is not None else t
-        # Convention (datasets/demo/README.md): an entity answer shows its name, plus the
-        # values the question filtered or ranked it by.
-        plan.select = list(dict.fromkeys([head, *plan.shown]))
+        # NaVQA's rule, and the convention of our question sets (datasets/demo/README.md):
+        # project only the answer — the name, not the values it was filtered or ranked by.
+        plan.select = [head]
         return render(ctx, plan), plan
 
     def _attach_anchor(self, plan: Plan, options: list[GroundedValue], root: IRI, t: str,
@@ -490,7 +488,6 @@ class OfflineSynthesizer:
                 plan.filters.append(f"{x} >= {num} && {x} < {int(num) + 10}")
             else:
                 plan.filters.append(f"{x} {op} {num}")
-        plan.shown.append(x)
         plan.explain.append(f"filter {ctx.compact(prop)} {op} {v.text}")
 
     def _superlative(self, plan: Plan, question: str, direction: str, word: str,
@@ -509,7 +506,6 @@ class OfflineSynthesizer:
         x = plan.data_var(self.ctx, v, prop)
         plan.order = f"{'DESC' if direction == 'max' else 'ASC'}({x})"
         plan.limit = 1
-        plan.shown.append(x)
         plan.explain.append(f"superlative {word!r}: order by {self.ctx.compact(prop)}")
         return x
 
@@ -524,10 +520,9 @@ class OfflineSynthesizer:
         if not (cues_when or m or year or how_much):
             return None
         phrase = m.group("phrase") if m else how_much.group("phrase") if how_much else question
-        agg = None
-        for w in phrase.lower().split():
-            if w in _AGG_WORDS and (m or how_much):
-                agg = _AGG_WORDS[w]
+        # the first aggregate word governs: "the average total depth" is an average
+        agg = next((_AGG_WORDS[w] for w in phrase.lower().split() if w in _AGG_WORDS),
+                   None) if (m or how_much) else None
         if cues_when:
             kinds = frozenset(DATES | TIMES | NUMERIC)
         elif year:
