@@ -244,9 +244,18 @@ class PrivateCluster:
     # -- lifecycle -----------------------------------------------------------------------
 
     def init(self) -> None:
-        """Create the cluster if it does not exist yet (idempotent)."""
+        """Create the cluster if it does not exist yet (idempotent).
+
+        A cluster whose password file is gone is an orphan: its cache was deleted (under
+        root the cluster lives in ``/var/tmp``, outside the cache) and nobody knows its
+        password any more. It holds only reloadable datasets, so it is stopped and
+        created afresh instead of failing every connection with "password authentication
+        failed".
+        """
         if (self.data_dir / "PG_VERSION").is_file():
-            return
+            if self.password_file.is_file():
+                return
+            self._discard_orphan()
         password = self._password()
         self.base.mkdir(parents=True, exist_ok=True, mode=0o700)
         self._chown(self.base)
@@ -263,6 +272,15 @@ class PrivateCluster:
         if proc.returncode != 0:
             shutil.rmtree(self.data_dir, ignore_errors=True)
             raise PostgresError("initdb failed: " + (proc.stderr or proc.stdout).strip()[-1500:])
+
+    def _discard_orphan(self) -> None:
+        if self._running_port() is not None:
+            self._run([str(self.bindir / "pg_ctl"), "-D", str(self.data_dir), "-m", "immediate",
+                       "-w", "stop"], timeout=120)
+        shutil.rmtree(self.data_dir, ignore_errors=True)
+        if (self.data_dir / "PG_VERSION").exists():
+            raise PostgresError(f"cannot remove the orphaned cluster in {self.data_dir}",
+                                hint="stop its postgres process and delete the folder")
 
     def start(self, timeout: float = 60) -> PgConnection:
         """Start the cluster (creating it first if needed) and return how to reach it.
@@ -317,6 +335,8 @@ def _wait_accepting(conn: PgConnection, timeout: float) -> None:
                 return
         except PostgresError as e:
             last = e
+            if "password authentication failed" in str(e):
+                break  # not transient: waiting cannot fix a wrong password
             time.sleep(0.2)
     raise PostgresError(f"PostgreSQL at {conn.host}:{conn.port} does not accept connections: "
                         f"{last}")
