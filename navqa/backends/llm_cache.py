@@ -108,7 +108,7 @@ class CachedLLM:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             conn = self._conn()
-            conn.execute("PRAGMA journal_mode=WAL")
+            self._enable_wal(conn)
             with conn:
                 conn.execute(_DDL)
         except (OSError, sqlite3.Error) as e:
@@ -117,6 +117,23 @@ class CachedLLM:
                 f"cannot use {self.path} as the LLM call cache: {e}",
                 hint="delete the file or set runtime.cache_dir",
             ) from e
+
+    def _enable_wal(self, conn: sqlite3.Connection) -> None:
+        """Switch the file to WAL, waiting while another process holds it.
+
+        Changing the journal mode needs the file to itself, and SQLite answers "database
+        is locked" at once instead of waiting on the busy timeout: two evaluation processes
+        that open a new cache file together would otherwise fail.
+        """
+        deadline = time.monotonic() + self._busy_timeout_s
+        while True:
+            try:
+                conn.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as e:
+                if "locked" not in str(e) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
 
     @property
     def stats(self) -> LLMStats:

@@ -57,6 +57,9 @@ def up(
         console.print("serving; press Ctrl-C to stop")
         stop = threading.Event()
         signal.signal(signal.SIGTERM, lambda *_: stop.set())
+        # Ctrl-C stops it even when started from a script's background job, which
+        # inherits SIGINT as ignored
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         while not stop.is_set():
             if running.ontop.proc is not None and running.ontop.proc.poll() is not None:
                 console.print(f"[red]Ontop exited[/]; log: {running.ontop.log_path}")

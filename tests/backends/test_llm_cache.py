@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import sqlite3
 import subprocess
 import sys
@@ -9,6 +10,7 @@ import textwrap
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pydantic import BaseModel
@@ -185,3 +187,38 @@ def test_two_processes_share_one_cache_file(server: ScriptedLLMServer, tmp_path:
     assert rows == {f"answer {i}": 1 for i in range(12)}
     # each process sent at most one request per prompt (later rounds were all hits)
     assert 12 <= len(server.requests) <= 24
+
+
+
+class _NoLLM:
+    model = "stub"
+
+    def call(self, *args: object, **kwargs: object) -> None:
+        raise AssertionError("not called")
+
+
+def _open_cache(path: str, barrier: Any, results: Any) -> None:
+    barrier.wait()
+    try:
+        CachedLLM(_NoLLM(), Path(path)).close()  # type: ignore[arg-type]
+        results.put("ok")
+    except Exception as e:  # noqa: BLE001 - reported to the parent
+        results.put(repr(e))
+
+
+def test_processes_opening_a_new_cache_file_together_all_succeed(tmp_path: Path) -> None:
+    """Switching a new file to WAL races: SQLite answers "database is locked" at once to
+    some of the processes that open it together (about 1 in 20 without the retry, here)."""
+    ctx = multiprocessing.get_context("fork")
+    failures: list[str] = []
+    for round_ in range(25):
+        path = tmp_path / f"race{round_}.sqlite"
+        barrier, results = ctx.Barrier(4), ctx.Queue()
+        procs = [ctx.Process(target=_open_cache, args=(str(path), barrier, results))
+                 for _ in range(4)]
+        for p in procs:
+            p.start()
+        for p in procs:
+            p.join(60)
+        failures += [r for r in (results.get(timeout=10) for _ in procs) if r != "ok"]
+    assert failures == []
