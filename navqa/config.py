@@ -279,6 +279,11 @@ def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) 
             raise ConfigError(f"config file {path} does not exist") from e
         except yaml.YAMLError as e:
             raise ConfigError(f"config file {path} is not valid YAML: {e}") from e
+        except UnicodeDecodeError as e:
+            raise ConfigError(f"config file {path} is not UTF-8: byte 0x{e.object[e.start]:02x} "
+                              f"at offset {e.start}") from e
+        except OSError as e:
+            raise ConfigError(f"config file {path} cannot be read: {e.strerror or e}") from e
         if not isinstance(raw, dict):
             raise ConfigError(f"config file {path} must hold a mapping at top level")
         data = interpolate(raw, env)

@@ -18,9 +18,13 @@ endpoint), and wraps its cause with ``raise ... from e``. The CLI turns any
     │   ├── SetupError               resolving Java / Maven / Ontop jars failed
     │   ├── PostgresError            starting, loading or reaching PostgreSQL failed
     │   ├── OntopStartupError        Ontop did not come up (quotes its log lines)
-    │   └── DockerUnavailableError   no Docker daemon answers
+    │   ├── DockerUnavailableError   no Docker daemon answers
+    │   ├── ServiceError             a running `navqa serve` refused or failed a request
+    │   └── CostUnavailableError     no cost estimate can be had (no dev-mode Ontop, no database)
     ├── EndpointError                a SPARQL endpoint failed a request
-    │   ├── EndpointUnreachableError connection refused / DNS / reset
+    │   ├── EndpointUnreachableError connection refused / DNS / reset: the endpoint cannot serve
+    │   │   ├── EndpointUnresponsiveError  no answer, not even to a trivial probe (paused, hung)
+    │   │   └── DatabaseUnavailableError   the endpoint answers, its database does not (JDBC)
     │   ├── EndpointTimeoutError     the request timed out
     │   ├── QueryRejectedError       the endpoint said 400 (malformed query), carries its message
     │   └── QueryFailedError         the endpoint said 5xx, carries its message
@@ -34,6 +38,7 @@ endpoint), and wraps its cause with ``raise ... from e``. The CLI turns any
     │   ├── LLMResponseError         output that does not validate, even after one repair
     │   └── LLMUnavailableError      no LLM configured where one is required
     └── EvaluationError              a dataset file or run directory is unusable
+        └── EvaluationAbortedError   the endpoint or database kept failing mid-run (resumable)
 
 Messages never contain secrets: :func:`navqa.config.redact` is applied where
 configuration values could leak into them.
@@ -175,6 +180,15 @@ class DockerUnavailableError(RuntimeServiceError):
     """No Docker daemon answers, so the container path cannot run."""
 
 
+class ServiceError(RuntimeServiceError):
+    """A running ``navqa serve`` refused or failed a request (busy, auth, its own error)."""
+
+
+class CostUnavailableError(RuntimeServiceError):
+    """The cost guard cannot estimate a query: the endpoint has no ``/ontop/reformulate``
+    (not in dev mode) or navqa cannot reach the database behind it."""
+
+
 class EndpointError(NavqaError):
     """A SPARQL endpoint failed a request.
 
@@ -212,6 +226,14 @@ class EndpointUnreachableError(EndpointError):
     """The endpoint could not be reached at all (refused, reset, DNS)."""
 
 
+class EndpointUnresponsiveError(EndpointUnreachableError):
+    """The endpoint accepted the request but answered neither it nor a trivial probe."""
+
+
+class DatabaseUnavailableError(EndpointUnreachableError):
+    """The endpoint answers, but its database connection failed (a 5xx quoting JDBC)."""
+
+
 class EndpointTimeoutError(EndpointError):
     """The endpoint did not answer within the timeout."""
 
@@ -238,7 +260,22 @@ class QueryCheckError(NavqaError):
 
 
 class SparqlSyntaxError(QueryCheckError):
-    """The query does not parse as SPARQL 1.1."""
+    """The query does not parse as SPARQL 1.1.
+
+    Args:
+        message: The parser's reason.
+        query: The offending query text.
+        line / column: 1-based position of the error, when the parser knows it.
+        unknown_prefix: The prefix used without a declaration, when that is the error.
+    """
+
+    def __init__(self, message: str, *, query: str | None = None, hint: str | None = None,
+                 line: int | None = None, column: int | None = None,
+                 unknown_prefix: str | None = None) -> None:
+        self.line = line
+        self.column = column
+        self.unknown_prefix = unknown_prefix
+        super().__init__(message, query=query, hint=hint)
 
 
 class UpdateRefusedError(QueryCheckError):
@@ -290,13 +327,29 @@ class EvaluationError(NavqaError):
     """A question file, gold cache or run directory cannot be used."""
 
 
+class EvaluationAbortedError(EvaluationError):
+    """The endpoint or its database kept failing after the retries; the run stopped.
+
+    Attributes:
+        pending: Ids of the questions not done (``--resume`` runs them).
+    """
+
+    def __init__(self, message: str, *, pending: tuple[str, ...] = (),
+                 hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.pending = pending
+
+
 __all__ = [
     "ConfigError",
+    "DatabaseUnavailableError",
     "DatasetError",
     "DockerUnavailableError",
     "EndpointError",
     "EndpointTimeoutError",
     "EndpointUnreachableError",
+    "EndpointUnresponsiveError",
+    "EvaluationAbortedError",
     "EvaluationError",
     "IndexError_",
     "InputError",
@@ -314,6 +367,7 @@ __all__ = [
     "QueryFailedError",
     "QueryRejectedError",
     "RuntimeServiceError",
+    "ServiceError",
     "SetupError",
     "SparqlSyntaxError",
     "UnmappedTermError",

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Set up navqa on a fresh Debian/Ubuntu machine that has Java 17+ and Maven:
-#   1. system packages: PostgreSQL server + client (+ PostGIS for ATKIS), a JDK, Maven
+#   1. system packages: PostgreSQL server + client, PostGIS (extension + shp2pgsql/pgsql2shp),
+#      a JDK, Maven
 #   2. a virtualenv in .venv with navqa and its pinned dependencies (requirements/constraints.txt)
 #   3. Ontop from Maven Central, verified against navqa/runtime/ontop-lock.json
+#   4. `navqa doctor`: every program and file navqa uses, found or missing (exit 1 if missing)
 # Idempotent: a second run only checks. Needs root or sudo for step 1 when packages are missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,16 +12,39 @@ cd "$(dirname "$0")/.."
 log() { printf '\033[1;34m[navqa bootstrap]\033[0m %s\n' "$*" >&2; }
 
 # --- 1. system packages --------------------------------------------------------------------
+# Every program navqa and its test suite run, and the Debian package that provides it
+# (`navqa doctor` checks the same list at the end):
+#   psql                          postgresql-client
+#   initdb, pg_ctl, postgres      postgresql (server binaries in /usr/lib/postgresql/N/bin)
+#   the PostGIS extension         postgresql-N-postgis-3, for the server's version N
+#   shp2pgsql, pgsql2shp          postgis (the command-line tools: the extension package only
+#                                 suggests it, so --no-install-recommends never brings it)
+#   java, javac                   openjdk-17-jdk-headless
+#   mvn                           maven
+#   mariadbd, mariadb-install-db  mariadb-server (tests/databases: Ontop on MariaDB)
+#   chromium, chromedriver        chromium, chromium-driver (tests/service: the web page of
+#                                 `navqa serve` in a real headless browser, via Selenium)
+#   python3 -m venv               python3-venv (Debian's own python3 only)
+PY=${PYTHON:-python3}
+pg_newest() { ls /usr/lib/postgresql 2>/dev/null | sort -n | tail -1 || true; }
+has() { command -v "$1" >/dev/null 2>&1; }
 missing=()
-command -v psql >/dev/null 2>&1 || missing+=(postgresql-client)
-ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null 2>&1 || missing+=(postgresql)
-command -v mvn >/dev/null 2>&1 || missing+=(maven)
-command -v javac >/dev/null 2>&1 || missing+=(openjdk-17-jdk-headless)
+has psql || missing+=(postgresql-client)
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || has initdb || missing+=(postgresql)
+has mvn || missing+=(maven)
+{ has mariadbd || [ -x /usr/sbin/mariadbd ]; } || missing+=(mariadb-server)
+has chromium || missing+=(chromium)
+has chromedriver || missing+=(chromium-driver)
+{ has java && has javac; } || missing+=(openjdk-17-jdk-headless)
 if [ "${NAVQA_SKIP_POSTGIS:-0}" != 1 ]; then
-  pgver=$(ls /usr/lib/postgresql 2>/dev/null | sort -n | tail -1 || true)
+  { has shp2pgsql && has pgsql2shp; } || missing+=(postgis)
+  pgver=$(pg_newest)
   if [ -n "$pgver" ] && [ ! -f "/usr/share/postgresql/$pgver/extension/postgis.control" ]; then
     missing+=("postgresql-$pgver-postgis-3")
   fi
+fi
+if [ ! -x .venv/bin/python ] && ! "$PY" -c 'import ensurepip' >/dev/null 2>&1; then
+  case "$(command -v "$PY" || true)" in /usr/bin/*|/bin/*) missing+=(python3-venv) ;; esac
 fi
 if [ ${#missing[@]} -gt 0 ]; then
   log "installing system packages: ${missing[*]}"
@@ -29,14 +54,13 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   # PostGIS only matches the server version once postgresql itself is installed.
-  pgver=$(ls /usr/lib/postgresql | sort -n | tail -1)
+  pgver=$(pg_newest)
   if [ "${NAVQA_SKIP_POSTGIS:-0}" != 1 ] && [ ! -f "/usr/share/postgresql/$pgver/extension/postgis.control" ]; then
     $SUDO apt-get install -y -qq --no-install-recommends "postgresql-$pgver-postgis-3" >/dev/null
   fi
 fi
 
 # --- 2. Python environment -----------------------------------------------------------------
-PY=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
   log "creating .venv with $($PY --version)"
   $PY -m venv .venv
@@ -46,11 +70,18 @@ want=$(cat pyproject.toml requirements/constraints.txt | sha256sum | cut -d' ' -
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   log "installing navqa and its pinned dependencies (torch is large: a few minutes)"
   .venv/bin/python -m pip install -q --upgrade pip >/dev/null
-  .venv/bin/python -m pip install -q -c requirements/constraints.txt -e '.[dev,docker]'
+  .venv/bin/python -m pip install -q -c requirements/constraints.txt -e '.[dev,docker,serve]'
   echo "$want" > "$stamp"
 fi
 
 # --- 3. Ontop ------------------------------------------------------------------------------
 log "checking Ontop (first run resolves ~30 MB of jars from Maven Central)"
 .venv/bin/navqa setup >&2
+
+# --- 4. check everything -------------------------------------------------------------------
+if [ "${NAVQA_SKIP_POSTGIS:-0}" = 1 ]; then
+  .venv/bin/navqa doctor >&2 || log "NAVQA_SKIP_POSTGIS=1: PostGIS and its tools stay missing"
+else
+  .venv/bin/navqa doctor >&2
+fi
 log "ready"

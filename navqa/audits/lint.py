@@ -31,11 +31,24 @@ anything:
     ``<``/``>`` on ``xsd:time`` values, which Ontop 5.1 silently answers with nothing.
 ``exists-unsupported`` (warning)
     ``FILTER (NOT) EXISTS``, which Ontop 5.1 rejects.
+``values-arity`` (error)
+    A VALUES row with more or fewer values than variables (Ontop: HTTP 400).
+``aggregate-grouping`` (error)
+    A projected variable that is neither in GROUP BY nor aggregated (Ontop: HTTP 400).
+``ill-typed-literal`` (error)
+    ``"abc"^^xsd:integer``: a lexical form invalid for its datatype (Ontop rejects it).
+``named-graph`` (error)
+    GRAPH, FROM or FROM NAMED: a VKG has only the default graph, Ontop answers nothing.
+``relative-iri`` (error)
+    ``<name>`` without BASE (Ontop: not a valid absolute IRI).
 ``undeclared-prefix`` (error)
     A prefix used without a declaration (repaired for the other checks when the VKG
     knows it).
 ``syntax-error`` (error)
     The query does not parse.
+``costly-query`` (error, only with ``navqa lint --cost``)
+    The database's estimate for the SQL Ontop generates is above ``--max-cost``; names
+    the join that explodes (see :mod:`navqa.audits.cost`).
 
 Every finding carries a best-effort position (the first occurrence of the term's text,
 1-based line and column) and a suggestion.
@@ -43,7 +56,6 @@ Every finding carries a best-effort position (the first occurrence of the term's
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
@@ -58,8 +70,15 @@ from rdflib.term import Variable
 from navqa.audits.shapes import Shape, ShapeIndex, ShapeKind
 from navqa.audits.sparql import Branch, Locator, Triple, Walk, branches, iter_exprs, node_name
 from navqa.backends.protocols import Embedder
-from navqa.model.iri import IRI, OWL, OWL_THING, RDF, RDF_TYPE, RDFS, XSD, compact, local_name
+from navqa.model.iri import IRI, OWL_THING, RDF, RDF_TYPE, RDFS, XSD, compact
 from navqa.offline.artifacts import IndexBundle
+from navqa.online.sparql_analysis import (
+    nearest_alternatives,
+    rank_alternatives,
+    used_terms,
+    vocabulary_namespaces,
+    vocabulary_term,
+)
 
 __all__ = [
     "Finding",
@@ -86,16 +105,16 @@ RULES: dict[str, str] = {
     "filter-datatype": "A FILTER comparing values of incompatible datatypes is never true.",
     "time-ordering": "Ontop 5.1 answers ordering comparisons on xsd:time with nothing.",
     "exists-unsupported": "Ontop 5.1 rejects FILTER (NOT) EXISTS.",
+    "values-arity": "A VALUES row whose arity differs from its variables': Ontop rejects it.",
+    "aggregate-grouping": "A projected variable neither grouped nor aggregated: Ontop rejects it.",
+    "ill-typed-literal": "A typed literal whose lexical form is invalid: Ontop rejects it.",
+    "named-graph": "GRAPH or FROM on a VKG, which has only the default graph: never matches.",
+    "relative-iri": "A relative IRI without BASE: Ontop rejects it.",
     "undeclared-prefix": "A prefix is used without being declared.",
     "syntax-error": "The query does not parse.",
+    "costly-query": "The database estimates the query's SQL above --max-cost (lint --cost).",
 }
 
-_BUILTIN_NS = (RDF, RDFS, OWL, XSD, "http://www.opengis.net/ont/geosparql#",
-               "http://www.opengis.net/def/function/geosparql/",
-               "http://www.w3.org/2005/xpath-functions#")
-_PREFIX_ERR = re.compile(r"Unknown namespace prefix\s*:?\s*['\"]?([\w\-]*)", re.I)
-NEIGHBOUR_BONUS = 0.15
-"""Added to the cosine of an alternative that neighbours the unmapped term in T."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,7 +260,7 @@ class Linter:
         from navqa.online.context import SchemaContext
 
         self._prefixes = vkg_prefixes(bundle)
-        self._vocab = _vocab_namespaces(self.ontology.signature)
+        self._vocab = vocabulary_namespaces(self.ontology.signature)
         self._schema_context_cls = SchemaContext
 
     @property
@@ -263,70 +282,29 @@ class Linter:
         return self._ctx
 
     def alternatives(self, iri: IRI, *, want_class: bool, n: int = 3) -> list[IRI]:
-        """The mapped classes (properties) nearest to ``iri``.
+        """The mapped classes (properties) nearest to ``iri``: the ranking the pipeline's
+        check uses too (:func:`navqa.online.sparql_analysis.nearest_alternatives`).
 
         With an embedder: cosine similarity between the term's label, name and comment and
-        the index's vectors, plus :data:`NEIGHBOUR_BONUS` for the term's neighbours in
-        the ontology (siblings, super- and sub-elements, properties sharing its domain or
-        range). Without one: those neighbours, ranked by name similarity.
+        the index's vectors, plus :data:`~navqa.online.sparql_analysis.NEIGHBOUR_BONUS` for
+        the term's neighbours in the ontology (siblings, super- and sub-elements,
+        properties sharing its domain or range). Without one: those neighbours, ranked by
+        name similarity.
         """
-        structural = self._structural_alternatives(iri, want_class=want_class)
         ctx = self._context()
         if ctx is None:
-            return structural[:n]
-        from navqa.model.iri import humanize
-
-        ent = self.ontology.entity(iri)
-        text = humanize(iri)
-        if ent is not None:
-            text = f"{ent.label()} {text} {ent.comment() or ''}"[:300]
-        vec = ctx.embed([text])
-        scores = ctx.class_scores(vec) if want_class else ctx.property_scores(vec)
-        near = set(structural)
-        ranked = sorted(((s + (NEIGHBOUR_BONUS if i in near else 0.0), i)
-                         for i, s in scores.items() if self.active.is_active(i) and i != iri),
-                        key=lambda t: (-t[0], t[1]))
-        return [i for _, i in ranked[:n]]
-
-    def _structural_alternatives(self, iri: IRI, *, want_class: bool) -> list[IRI]:
-        onto, active = self.ontology, self.active
-        near: set[IRI] = set()
-        if want_class and iri in onto.classes:
-            c = onto.classes[iri]
-            for parent in c.parents:
-                near |= onto.subclasses(parent, reflexive=False)
-                near.add(parent)
-            near |= onto.subclasses(iri, reflexive=False)
-            pool = active.classes
-        else:
-            p = onto.property(iri)
-            if p is not None:
-                for parent in p.parents:
-                    near.add(parent)
-                    near |= {q.iri for q in onto.properties.values() if parent in q.parents}
-                doms, rngs = onto.inherited_domains(iri), onto.inherited_ranges(iri)
-                for q in onto.properties.values():
-                    if doms & onto.inherited_domains(q.iri) or (
-                            rngs and rngs & onto.inherited_ranges(q.iri)):
-                        near.add(q.iri)
-            pool = active.object_properties | active.data_properties
-            if not near:
-                near = set(pool)
-        cands = [x for x in near if x in pool and x != iri]
-        name = local_name(iri).lower()
-        return sorted(cands, key=lambda x: (-difflib.SequenceMatcher(
-            None, name, local_name(x).lower()).ratio(), x))
+            return rank_alternatives(self.ontology, self.active, iri, want_class=want_class,
+                                     scores=None, n=n)
+        return nearest_alternatives(ctx, iri, want_class=want_class, n=n)
 
     # -- linting ------------------------------------------------------------------------
 
     def lint(self, sparql: str, *, alternatives: bool = True,
              source: str | None = None) -> LintResult:
         """Lint one query; never executes anything."""
-        from rdflib.plugins.sparql import parser as sparql_parser
-        from rdflib.plugins.sparql.algebra import translateQuery
-
         from navqa.backends.sparql_http import query_form
         from navqa.errors import SparqlSyntaxError, UpdateRefusedError
+        from navqa.online.check import parse_with_tree
 
         res = LintResult(sparql=sparql, source=source)
         loc = Locator(sparql)
@@ -341,15 +319,14 @@ class Linter:
             pass  # the parser below says where
         text = sparql
         query = None
+        tree: Any = None
         for _ in range(10):
             try:
-                query = translateQuery(sparql_parser.parseQuery(text))
+                query, tree = parse_with_tree(text)
                 break
-            except Exception as e:  # pyparsing / rdflib raise several types
-                msg = str(e)
-                m = _PREFIX_ERR.search(msg)
-                if m and f"PREFIX {m.group(1)}:" not in text:
-                    pfx = m.group(1)
+            except SparqlSyntaxError as e:
+                if e.unknown_prefix is not None and f"PREFIX {e.unknown_prefix}:" not in text:
+                    pfx = e.unknown_prefix
                     ns = self._prefixes.get(pfx)
                     where = self._prefix_use(loc, pfx)
                     if ns is None:
@@ -365,9 +342,8 @@ class Linter:
                     text = f"PREFIX {pfx}: <{ns}>\n" + text
                     loc.prefixes.setdefault(pfx, ns)
                     continue
-                line, col = getattr(e, "lineno", None), getattr(e, "col", None)
-                first = msg.splitlines()[0][:300] if msg else type(e).__name__
-                f = Finding("syntax-error", Severity.ERROR, f"syntax error: {first}",
+                line, col = e.line, e.column
+                f = Finding("syntax-error", Severity.ERROR, f"syntax error: {e.message}",
                             "fix the syntax; `navqa sparql` shows the endpoint's message",
                             line or 1, col or 1, line or 1, (col or 1) + 1)
                 res.findings.append(f)
@@ -380,10 +356,11 @@ class Linter:
         walk = Walk()
         root = algebra.get("p") if hasattr(algebra, "get") else None
         alts = branches(root, walk, 0, {}) if root is not None else [Branch()]
-        self._check_terms(res, loc, walk, alternatives)
+        self._check_terms(res, loc, query, alternatives)
         self._check_constants(res, loc, walk)
         self._check_joins(res, loc, alts)
         self._check_filters(res, loc, walk, algebra)
+        self._check_engine(res, loc, algebra, tree)
         return self._done(res)
 
     @staticmethod
@@ -411,21 +388,86 @@ class Linter:
         return Finding(rule, sev, message, suggestion, pos[0], pos[1], pos[2], pos[3],
                        term=term, alternatives=tuple(alternatives))
 
+    # -- what the endpoint rejects or answers with nothing -------------------------------
+
+    def _check_engine(self, res: LintResult, loc: Locator, algebra: Any, tree: Any) -> None:
+        """Valid-looking SPARQL that Ontop rejects, or that a VKG answers with nothing."""
+        values_at = [m.start() for m in re.finditer(r"(?<![\w?$])VALUES\b", loc.masked, re.I)]
+        for i, node in enumerate(_values_blocks(tree)):
+            width = len(node.get("var") or ())
+            for row in node.get("value") or ():
+                n = len(row) if isinstance(row, list) else 1
+                if n != width:
+                    where = values_at[i] if i < len(values_at) else None
+                    res.findings.append(self._finding(
+                        "values-arity", Severity.ERROR,
+                        f"a VALUES row has {n} value{'s' if n != 1 else ''} for {width} "
+                        "variable" + ("s" if width != 1 else "") + ": Ontop rejects the query",
+                        "give every row one value per variable (UNDEF for none)", loc,
+                        None if where is None else (where, where + 6)))
+                    break
+        seen_lit: set[Literal] = set()
+        seen_iri: set[str] = set()
+        for e in iter_exprs(algebra):
+            name = node_name(e)
+            if name == "AggregateJoin":
+                self._check_grouping(res, loc, e)
+            elif name == "Graph":
+                m = re.search(r"(?<![\w?$:])GRAPH\b", loc.masked, re.I)
+                res.findings.append(self._finding(
+                    "named-graph", Severity.ERROR,
+                    "GRAPH asks for a named graph: a VKG has only the default graph, so the "
+                    "pattern never matches", "drop GRAPH and keep its pattern", loc,
+                    (m.start(), m.end()) if m else None))
+            elif isinstance(e, Literal) and _ill_typed(e) and e not in seen_lit:
+                seen_lit.add(e)
+                dt = self.compact(str(e.datatype))
+                res.findings.append(self._finding(
+                    "ill-typed-literal", Severity.ERROR,
+                    f"{_lit_text(e, self._prefixes)} is not a valid {dt}: Ontop rejects "
+                    "the query (invalid lexical form)",
+                    f"write a valid {dt} value, or a plain string \"{e}\"", loc,
+                    loc.find_literal(e)))
+            elif isinstance(e, URIRef) and not _ABSOLUTE.match(e) and str(e) not in seen_iri:
+                seen_iri.add(str(e))
+                res.findings.append(self._finding(
+                    "relative-iri", Severity.ERROR,
+                    f"<{e}> is a relative IRI and the query has no BASE: Ontop rejects it "
+                    "(not a valid absolute IRI)",
+                    "write the full IRI, a prefixed name, or declare BASE <…>", loc,
+                    loc.find_text(f"<{e}>"), term=str(e)))
+        if algebra.get("datasetClause"):
+            m = re.search(r"(?<![\w?$:])FROM\b", loc.masked, re.I)
+            res.findings.append(self._finding(
+                "named-graph", Severity.ERROR,
+                "FROM / FROM NAMED selects graphs a VKG does not have (only the default graph "
+                "exists): Ontop answers with nothing", "drop the FROM clause", loc,
+                (m.start(), m.end()) if m else None))
+
+    def _check_grouping(self, res: LintResult, loc: Locator, node: Any) -> None:
+        group = node.get("p")
+        keys = {v for v in (group.get("expr") or ()) if isinstance(v, Variable)} \
+            if node_name(group) == "Group" else set()
+        for agg in node.get("A") or ():
+            # rdflib samples every projected variable that is not an aggregate itself; an
+            # explicit SAMPLE(?v) carries a "distinct" entry, the implicit ones do not
+            if node_name(agg) != "Aggregate_Sample" or "distinct" in agg:
+                continue
+            var = agg.get("vars")
+            if not isinstance(var, Variable) or var in keys:
+                continue
+            res.findings.append(self._finding(
+                "aggregate-grouping", Severity.ERROR,
+                f"?{var} is projected but neither grouped nor aggregated: Ontop rejects the "
+                "query", f"add ?{var} to GROUP BY, or project SAMPLE(?{var}) AS ?…", loc,
+                loc.find_var(str(var), after=loc.body_start), term=f"?{var}"))
+
     # -- terms --------------------------------------------------------------------------
 
-    def _check_terms(self, res: LintResult, loc: Locator, walk: Walk,
+    def _check_terms(self, res: LintResult, loc: Locator, query: Any,
                      alternatives: bool) -> None:
         onto = self.ontology
-        preds: set[str] = set()
-        classes: set[str] = set()
-        for t in walk.all_triples:
-            if str(t.p) == RDF_TYPE:
-                if isinstance(t.o, URIRef):
-                    classes.add(str(t.o))
-            else:
-                preds.add(str(t.p))
-        # also terms inside paths that were not decomposed (alternatives, repetitions)
-        preds |= walk.path_iris - {RDF_TYPE}
+        preds, classes = used_terms(query)
         for term in sorted(preds | classes):
             as_class = term in classes
             where = loc.find_iri(term)
@@ -443,13 +485,11 @@ class Linter:
                     f"use it as a predicate: ?x {self.compact(term)} ?value", loc,
                     loc.find_iri(term), term=term))
                 continue
-            if term.startswith(_BUILTIN_NS) and term not in onto.signature:
+            if not vocabulary_term(term, onto.signature, self._vocab):
                 continue
             if self.active.is_active(term):
                 continue
             declared = term in onto.signature
-            if not declared and not any(term.startswith(ns) for ns in self._vocab):
-                continue
             alts = self.alternatives(term, want_class=as_class) if alternatives else []
             alt_text = ", ".join(self.compact(a) for a in alts)
             if declared:
@@ -794,6 +834,34 @@ class Linter:
                 loc, where, term=f"?{var}"))
 
 
+_LEXICAL_CHECKED = _NUMERIC | {XSD + "date", XSD + "dateTime", XSD + "time"}
+
+
+def _ill_typed(lit: Literal) -> bool:
+    """Whether a typed literal's lexical form is invalid (rdflib then has no value)."""
+    if lit.ill_typed is not None:
+        return bool(lit.ill_typed)
+    return str(lit.datatype) in _LEXICAL_CHECKED and lit.value is None
+
+
+_ABSOLUTE = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
+
+
+def _values_blocks(tree: Any) -> list[Any]:
+    """The VALUES blocks of a parse tree (inline and final), in text order."""
+    out: list[Any] = []
+    stack = [tree]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, dict):
+            if node_name(n) in ("InlineData", "ValuesClause") and n.get("var"):
+                out.append(n)
+            stack.extend(reversed([v for k, v in n.items() if k != "_vars"]))
+        elif isinstance(n, list | tuple):
+            stack.extend(reversed(n))
+    return out
+
+
 def _lit_text(lit: Literal, prefixes: dict[str, str]) -> str:
     """A literal as a query would write it (``"1850"``, ``1900``, ``"x"@en``, ``"…"^^xsd:date``)."""
     lex = str(lit).replace('"', '\\"')
@@ -825,16 +893,6 @@ def vkg_prefixes(bundle: IndexBundle) -> dict[str, str]:
         for p, ns in src.items():
             if ns and p not in out and ns not in out.values():
                 out[p] = ns
-    return out
-
-
-def _vocab_namespaces(signature: Iterable[str]) -> set[str]:
-    out: set[str] = set()
-    for iri in signature:
-        for sep in ("#", "/"):
-            if sep in iri:
-                out.add(iri.rsplit(sep, 1)[0] + sep)
-                break
     return out
 
 

@@ -16,7 +16,7 @@ _DEFAULT_LEVEL = {
     "unmapped-term": "error", "unknown-term": "error", "term-kind": "error",
     "template-join": "error", "constant-iri": "error", "literal-datatype": "error",
     "filter-datatype": "error", "time-ordering": "warning", "exists-unsupported": "warning",
-    "undeclared-prefix": "error", "syntax-error": "error",
+    "undeclared-prefix": "error", "syntax-error": "error", "costly-query": "error",
 }
 
 

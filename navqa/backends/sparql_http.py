@@ -5,6 +5,20 @@
 * Timeouts on every request; retries **only** on connection errors — a query that
   timed out or failed is never silently re-run.
 * HTTP errors become typed exceptions carrying the endpoint's own message.
+* Failures of the *infrastructure* are told apart from failures of the *query*, here and
+  nowhere else, as subclasses of :class:`~navqa.errors.EndpointUnreachableError`:
+
+  - connection refused or reset (after the connection retries): ``EndpointUnreachableError``;
+  - no HTTP answer within the read timeout, and no answer to a trivial ``ASK {}`` probe
+    within ``probe_timeout`` either (a paused or hung endpoint):
+    :class:`~navqa.errors.EndpointUnresponsiveError`. When the probe *is* answered, the
+    endpoint is alive and the query itself was too slow: ``EndpointTimeoutError``;
+  - a 5xx whose body is a JDBC connection failure (the database behind a live Ontop is
+    stopped, restarting or dropped the connection, see :data:`DATABASE_DOWN`):
+    :class:`~navqa.errors.DatabaseUnavailableError`.
+
+  Everything else (400, other 5xx, the endpoint's own execution timeout) belongs to
+  the query.
 * SPARQL UPDATE is refused before anything is sent.
 """
 
@@ -17,9 +31,11 @@ from dataclasses import dataclass
 import requests
 
 from navqa.errors import (
+    DatabaseUnavailableError,
     EndpointError,
     EndpointTimeoutError,
     EndpointUnreachableError,
+    EndpointUnresponsiveError,
     InputError,
     QueryFailedError,
     QueryRejectedError,
@@ -44,6 +60,15 @@ _PROLOGUE = re.compile(
     r"^\s*(?:(?:PREFIX\s+[A-Za-z0-9_\-.]*:\s*<[^>\s]*>)|(?:BASE\s*<[^>\s]*>))", re.IGNORECASE
 )
 _COMMENT = re.compile(r"(?m)(^|\s)#[^\n]*")
+DATABASE_DOWN = re.compile(
+    r"Connection to \S+ refused|The connection attempt failed|Connection refused"
+    r"|An I/O error occurred while sending to the backend|This connection has been closed"
+    r"|terminating connection due to administrator command|Connection reset"
+    r"|the database system is (?:shutting down|starting up|in recovery mode|not yet accepting)"
+    r"|Connection is not available, request timed out|SQLSTATE\(08\d\d\d\)",
+    re.IGNORECASE)
+"""What a 5xx body says when the endpoint is alive but cannot reach its database: the
+PostgreSQL JDBC driver's connection-class messages (SQLSTATE 08xxx, 57P01/57P03)."""
 _UPDATE_WORDS = ("INSERT", "DELETE", "LOAD", "CLEAR", "DROP", "CREATE", "ADD", "MOVE", "COPY",
                  "WITH")
 
@@ -86,12 +111,17 @@ class HttpSparqlEndpoint:
         url: The endpoint URL (``http://127.0.0.1:PORT/sparql``).
         timeout: Default read timeout per query, in seconds.
         connect_retries: Extra attempts after a connection error.
+        retry_delay: Seconds before the first extra attempt (then 2×, 3×, …).
+        probe_timeout: Seconds a trivial ``ASK {}`` probe gets after a read timeout, to
+            tell a slow query (probe answered) from a dead endpoint (probe unanswered).
         session: An optional ``requests.Session`` (tests pass one with a mock adapter).
     """
 
     def __init__(self, url: str, *, timeout: float = 120.0, connect_retries: int = 3,
-                 retry_delay: float = 0.5, session: requests.Session | None = None) -> None:
+                 retry_delay: float = 0.5, probe_timeout: float = 10.0,
+                 session: requests.Session | None = None) -> None:
         self.url = url
+        self.probe_timeout = probe_timeout
         self.timeout = timeout
         self.connect_retries = connect_retries
         self.retry_delay = retry_delay
@@ -163,8 +193,13 @@ class HttpSparqlEndpoint:
             except requests.exceptions.ConnectTimeout as e:
                 err: Exception = e
             except requests.exceptions.Timeout as e:
-                raise EndpointTimeoutError(f"no answer within {read_timeout:.0f}s",
-                                           endpoint=self.url, query=query) from e
+                if self._responsive():
+                    raise EndpointTimeoutError(f"no answer within {read_timeout:.0f}s",
+                                               endpoint=self.url, query=query) from e
+                raise EndpointUnresponsiveError(
+                    f"no answer within {read_timeout:.0f}s, nor to a probe within "
+                    f"{self.probe_timeout:g}s", endpoint=self.url, query=query,
+                    hint="is the endpoint paused or overloaded?") from e
             except requests.exceptions.ConnectionError as e:
                 err = e
             attempt += 1
@@ -178,6 +213,14 @@ class HttpSparqlEndpoint:
         if r.status_code == 400:
             raise QueryRejectedError("the endpoint rejected the query", endpoint=self.url,
                                      query=query, status=400, server_message=r.text)
+        if r.status_code >= 500 and DATABASE_DOWN.search(r.text):
+            from navqa.runtime.ontop import jdbc_cause  # the launcher's chain, said once
+
+            raise DatabaseUnavailableError(
+                "the database behind the endpoint is unreachable", endpoint=self.url,
+                query=query, status=r.status_code, server_message=jdbc_cause(r.text),
+                hint="`navqa endpoint status` checks it; a navqa command on this VKG starts "
+                "navqa's own PostgreSQL again, else `navqa endpoint down` and start it again")
         if r.status_code >= 500 and "timed out" in r.text:
             raise EndpointTimeoutError(f"the endpoint cancelled the query after "
                                        f"{read_timeout:.0f}s", endpoint=self.url, query=query,
@@ -186,6 +229,16 @@ class HttpSparqlEndpoint:
             raise QueryFailedError("the endpoint failed to answer", endpoint=self.url,
                                    query=query, status=r.status_code, server_message=r.text)
         return r
+
+    def _responsive(self) -> bool:
+        """Whether the endpoint answers a trivial query within ``probe_timeout``."""
+        try:
+            r = self.session.post(self.url, data={"query": "ASK {}"},
+                                  headers={"Accept": _JSON},
+                                  timeout=(self.probe_timeout, self.probe_timeout))
+        except requests.exceptions.RequestException:
+            return False
+        return r.status_code == 200
 
 
 def _parse_ntriples(text: str) -> tuple[tuple[Term, Term, Term], ...]:

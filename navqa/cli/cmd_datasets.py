@@ -5,10 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 from rich.progress import TaskID
 from rich.table import Table
 
 from navqa.cli.console import console, progress_bar, status
+from navqa.cli.inputs import vkg_name
 from navqa.cli.state import state
 from navqa.errors import DatasetError
 from navqa.runtime.datasets import fetch_dataset, list_manifests, load_manifest
@@ -40,6 +42,7 @@ def fetch_cmd(
                                         "dlm250.gk3.shape.ebenen.zip instead of downloading it."),
 ) -> None:
     """Download (or copy from $NAVQA_DATASETS_MIRROR) and verify every file of NAME."""
+    vkg_name(name, "NAME")
     cfg = state(ctx).config
     if full or zip_file is not None:
         _fetch_atkis_full(ctx, name, Path(zip_file) if zip_file else None)
@@ -53,15 +56,16 @@ def fetch_cmd(
             bar.update(tasks[path], completed=done)
 
         ds = fetch_dataset(name, cfg, progress=progress)
-    console.print(f"[green]{name}[/]: {len(ds.files)} files verified in {ds.root}")
+    console.print(f"[green]{escape(name)}[/]: {len(ds.files)} files verified in "
+                  f"{escape(str(ds.root))}")
     if ds.manifest.partial:
-        console.print(f"[yellow]note:[/] {ds.manifest.partial_note}")
+        console.print(f"[yellow]note:[/] {escape(ds.manifest.partial_note or '')}")
 
 
 @app.command("info")
 def info_cmd(ctx: typer.Context, name: str = typer.Argument(..., help="Dataset name.")) -> None:
     """Show a dataset's files, their origin and checksums, and its load order."""
-    m = load_manifest(name)
+    m = load_manifest(vkg_name(name, "NAME"))
     console.print(f"[bold]{m.name}[/]: {m.title}")
     if m.description:
         console.print(m.description)

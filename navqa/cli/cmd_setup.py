@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from navqa.cli.console import console, status
@@ -37,9 +38,9 @@ def setup(
         inst = ensure_ontop(cfg, version=ontop_version, status=update, update_lock=relock)
     t = Table(title="navqa runtime", show_header=False)
     t.add_row("Ontop", f"{inst.version} (library from Maven Central + navqa launcher)")
-    t.add_row("jars", str(inst.jars_dir))
-    t.add_row("lock", str(LOCK_PATH))
-    t.add_row("java", inst.java)
-    t.add_row("PostgreSQL", str(postgres_bindir()))
-    t.add_row("cache", str(cfg.runtime.cache_dir))
+    t.add_row("jars", escape(str(inst.jars_dir)))
+    t.add_row("lock", escape(str(LOCK_PATH)))
+    t.add_row("java", escape(inst.java))
+    t.add_row("PostgreSQL", escape(str(postgres_bindir())))
+    t.add_row("cache", escape(str(cfg.runtime.cache_dir)))
     console.print(t)

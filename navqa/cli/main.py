@@ -2,7 +2,8 @@
 
 Every command is a thin layer over the library; this package is the only place that
 configures logging, prints, or draws progress bars. A :class:`~navqa.errors.NavqaError`
-becomes one red line on stderr and exit code 1; bad usage exits with 2.
+becomes one red line on stderr and exit code 1 (2 when the user's input is at fault);
+bad usage exits with 2 — never with a traceback.
 """
 
 from __future__ import annotations
@@ -10,16 +11,32 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import typer
 from rich.markup import escape
 
-from navqa.cli import cmd_datasets, cmd_endpoint
+# Every command module, imported explicitly: a broken one is an error, never a missing
+# command. They keep their heavy imports (torch, rdflib, the index) inside the commands.
+from navqa.cli import (
+    cmd_ask,
+    cmd_audit,
+    cmd_datasets,
+    cmd_doctor,
+    cmd_endpoint,
+    cmd_eval,
+    cmd_index,
+    cmd_init,
+    cmd_lint,
+    cmd_mcp,
+    cmd_serve,
+    cmd_suggest,
+)
 from navqa.cli.cmd_setup import setup
 from navqa.cli.cmd_sparql import sparql
 from navqa.cli.console import err_console, setup_logging
 from navqa.cli.state import CliState
-from navqa.errors import NavqaError
+from navqa.errors import ConfigError, DatasetError, InputError, NavqaError
 
 # The CLI owns the console: no model-loading progress bars from transformers/hf-hub.
 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
@@ -61,46 +78,91 @@ app.add_typer(cmd_datasets.app, name="datasets")
 app.add_typer(cmd_endpoint.app, name="endpoint")
 
 
-def _register_optional() -> None:
-    """Commands of later stages register themselves here when their modules exist."""
-    import importlib
-
-    for mod, attr, name, kind in (
-        ("navqa.cli.cmd_index", "index", "index", "command"),
-        ("navqa.cli.cmd_ask", "ask", "ask", "command"),
-        ("navqa.cli.cmd_eval", "app", "eval", "typer"),
-        ("navqa.cli.cmd_audit", "audit", "audit", "command"),
-        ("navqa.cli.cmd_lint", "lint", "lint", "command"),
-        ("navqa.cli.cmd_suggest", "suggest", "suggest", "command"),
-        ("navqa.cli.cmd_bench", "app", "bench", "typer"),
-    ):
-        try:
-            module = importlib.import_module(mod)
-        except ModuleNotFoundError as e:
-            if e.name == mod:
-                continue
-            raise
-        obj = getattr(module, attr)
-        if kind == "typer":
-            app.add_typer(obj, name=name)
-        else:
-            app.command(name=name)(obj)
+app.command(name="index")(cmd_index.index)
+app.command(name="ask")(cmd_ask.ask)
+app.add_typer(cmd_eval.app, name="eval")
+app.command(name="audit")(cmd_audit.audit)
+app.command(name="lint")(cmd_lint.lint)
+app.command(name="suggest")(cmd_suggest.suggest)
+app.command(name="doctor")(cmd_doctor.doctor)
+app.command(name="init")(cmd_init.init)
+app.command(name="serve")(cmd_serve.serve)
+app.command(name="mcp")(cmd_mcp.mcp)
 
 
-_register_optional()
+#: Exit codes, documented in the README ("Exit codes").
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+def exit_code(e: NavqaError) -> int:
+    """2 when the user's input is at fault (config, a file or argument they gave), else 1.
+
+    ``DatasetError`` is an ``InputError`` but mostly says a download or checksum failed;
+    the CLI checks dataset *names* itself (:func:`navqa.cli.inputs.vkg_name`).
+    """
+    if isinstance(e, ConfigError | InputError) and not isinstance(e, DatasetError):
+        return EXIT_USAGE
+    return EXIT_FAILED
+
+
+def _usage_error(e: typer.TyperException) -> NoReturn:
+    """One line for a usage error of typer's (vendored) click: the message and a hint."""
+    ctx = getattr(e, "ctx", None)
+    if type(e).__name__ == "NoArgsIsHelpError" and ctx is not None:
+        # ``navqa`` or ``navqa endpoint`` alone: the help *is* the message (typer's rich
+        # help prints itself and returns "")
+        text = ctx.get_help()
+        if text.strip():
+            err_console.print(escape(text), soft_wrap=True)
+        sys.exit(EXIT_USAGE)
+    message = " ".join(e.format_message().split())
+    value = _given_value(e)
+    if value is not None and value not in message:
+        message += f" (got {value!r})"
+    hint = ""
+    if ctx is not None:
+        hint = f" (see '{ctx.command_path} --help')"
+    err_console.print(f"[bold red]error:[/] {escape(message)}{escape(hint)}", soft_wrap=True)
+    sys.exit(EXIT_USAGE if e.exit_code in (0, EXIT_USAGE) or isinstance(e, typer.BadParameter)
+             else e.exit_code)
+
+
+def _given_value(e: typer.TyperException) -> str | None:
+    """What the user typed for the option a ``BadParameter`` is about, from ``sys.argv``.
+
+    typer's own messages ("Input should be a valid integer") do not quote the value.
+    """
+    param = getattr(e, "param", None)
+    opts = [o for o in getattr(param, "opts", []) if o.startswith("-")]
+    hint = getattr(e, "param_hint", None)
+    if not opts and isinstance(hint, str) and hint.startswith("-"):
+        opts = [hint]
+    if not isinstance(e, typer.BadParameter) or not opts:
+        return None
+    args, value = sys.argv[1:], None
+    for i, arg in enumerate(args):
+        for opt in opts:
+            if arg == opt and i + 1 < len(args):
+                value = args[i + 1]
+            elif arg.startswith(opt + "=") and opt.startswith("--"):
+                value = arg[len(opt) + 1:]
+    return value
 
 
 def run() -> None:
-    """Console-script entry point."""
+    """Console-script entry point: exit 0 answered, 1 failed, 2 usage or bad input."""
     try:
         # Without standalone mode click *returns* the code of a ``typer.Exit`` instead of
         # exiting with it.
-        rc = app(standalone_mode=False)
+        rc = app(standalone_mode=False, prog_name="navqa")
         if isinstance(rc, int) and rc != 0:
             sys.exit(rc)
     except NavqaError as e:
-        err_console.print(f"[bold red]error:[/] {escape(str(e))}", soft_wrap=True)
-        sys.exit(1)
+        code = exit_code(e)
+        # the user's mistake fits on one line; a failure may quote a log (OntopStartupError)
+        text = " ".join(str(e).split()) if code == EXIT_USAGE else str(e)
+        err_console.print(f"[bold red]error:[/] {escape(text)}", soft_wrap=True)
+        sys.exit(code)
     except typer.Abort:
         err_console.print("aborted")
         sys.exit(130)
@@ -109,10 +171,7 @@ def run() -> None:
         sys.exit(130)
     except typer.Exit as e:
         sys.exit(e.exit_code)
-    except Exception as e:  # click usage errors
-        import click
-
-        if isinstance(e, click.ClickException):
-            e.show()
-            sys.exit(e.exit_code)
-        raise
+    except typer.TyperException as e:
+        # typer >= 0.2x vendors click: its UsageError, BadParameter, NoSuchOption,
+        # MissingParameter ... derive from ``typer.TyperException``, not ``click``'s classes
+        _usage_error(e)

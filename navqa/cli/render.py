@@ -7,6 +7,7 @@ import io
 import json
 
 from rich.table import Table
+from rich.text import Text
 
 from navqa.model.iri import compact
 from navqa.model.resultio import result_to_json
@@ -60,17 +61,23 @@ def cell(t: Term | None, prefixes: dict[str, str]) -> str:
 
 
 def to_table(result: QueryResult, prefixes: dict[str, str] | None = None,
-             max_rows: int = 200) -> Table | str:
-    """A rich table for SELECT, a sentence for ASK, N-Triples for graphs."""
+             max_rows: int = 200) -> Table | Text:
+    """A rich table for SELECT, a sentence for ASK, N-Triples for graphs.
+
+    Values from the data are :class:`~rich.text.Text`, never markup: a literal such as
+    ``[link=…]`` or ``[/x]`` prints as it is.
+    """
     prefixes = prefixes or {}
     if isinstance(result, AskResult):
-        return "yes" if result.value else "no"
+        return Text("yes" if result.value else "no")
     if isinstance(result, GraphResult):
-        return result.ntriples
+        return Text(result.ntriples)
     assert isinstance(result, SelectResult)
-    t = Table(*result.variables, caption=f"{len(result.rows)} row(s)")
+    t = Table(caption=f"{len(result.rows)} row(s)")
+    for v in result.variables:
+        t.add_column(Text(v))
     for row in result.rows[:max_rows]:
-        t.add_row(*(cell(x, prefixes) for x in row))
+        t.add_row(*(Text(cell(x, prefixes)) for x in row))
     if len(result.rows) > max_rows:
         t.caption = f"{len(result.rows)} row(s), first {max_rows} shown"
     return t

@@ -19,17 +19,27 @@ from navqa.evaluation.dataset import (
     Question,
     QuestionFileError,
     QuestionSet,
+    Split,
     default_question_files,
     load_questions,
+    load_split,
 )
 from navqa.evaluation.diagnostics import Grounding, grounding_of
 from navqa.evaluation.gold import GoldAnswer, GoldCache
 from navqa.evaluation.metrics import Score, canonical_row, canonical_term, score
-from navqa.evaluation.outcomes import OUTCOMES, Execution, Outcome, execute_prediction
+from navqa.evaluation.outcomes import (
+    OUTCOMES,
+    Execution,
+    Fault,
+    Outcome,
+    execute_prediction,
+    fault_of,
+)
 from navqa.evaluation.report import compare_runs, render_report
 from navqa.evaluation.runner import (
     ABLATIONS,
     STRATEGIES,
+    RetryPolicy,
     effective_config,
     finish_run,
     read_results,
@@ -45,6 +55,7 @@ __all__ = [
     "OUTCOMES",
     "STRATEGIES",
     "Execution",
+    "Fault",
     "GoldAnswer",
     "GoldCache",
     "Grounding",
@@ -53,7 +64,9 @@ __all__ = [
     "Question",
     "QuestionFileError",
     "QuestionSet",
+    "RetryPolicy",
     "Score",
+    "Split",
     "analyse_query",
     "canonical_row",
     "canonical_term",
@@ -61,10 +74,12 @@ __all__ = [
     "default_question_files",
     "effective_config",
     "execute_prediction",
+    "fault_of",
     "finish_run",
     "grounding_of",
     "hop_bucket",
     "load_questions",
+    "load_split",
     "read_results",
     "render_report",
     "run_eval",

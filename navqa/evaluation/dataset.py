@@ -7,40 +7,119 @@ Each non-blank line is a JSON object::
      "hops": 1, "features": ["filter"], "vkg": "demo",
      "sql": "SELECT …", "trap": "http://…#openingYear", "note": "…"}
 
-``id``, ``question`` and ``sparql`` are required; the others are optional. Unknown keys
-are errors (they are usually typos). ``sparql`` must parse as a SPARQL 1.1 *query*
-(UPDATE is refused). ``trap`` names the unmapped ontology term(s) a naive system is
-expected to fall into: a string or a list of strings.
+``id``, ``question`` and ``sparql`` are required; the others are optional. An unknown
+key is a *warning* (benchmark files carry their own metadata; a typo shows up there):
+it is ignored, and listed with its line in :attr:`QuestionSet.warnings`. ``sparql`` must
+parse as a SPARQL 1.1 *query* (UPDATE is refused). ``trap`` names the unmapped ontology
+term(s) a naive system is expected to fall into: a string or a list of strings.
+
+Reference answers: ``answer`` scores the question against these rows instead of
+executing its gold query (which must still be given: it fixes the hops and features,
+and the ``gold`` strategy runs it). ``answer`` is a list of rows, each a list of cells,
+or ``true``/``false`` for an ASK question. A cell is ``null`` (unbound), a JSON number
+(``xsd:integer`` for an integer, else ``xsd:decimal``), ``true``/``false``
+(``xsd:boolean``), a string (a plain literal, or an IRI when written ``"<http://…>"``),
+or a SPARQL 1.1 JSON term (``{"type": "literal", "value": "5", "datatype": "…"}``).
+``ordered`` (a boolean) says whether Acc compares ranked lists; by default, whether
+the gold query is ORDER BY … LIMIT.
 
 :func:`load_questions` reads the whole file and reports **every** problem, each with
 its line number, in one :class:`QuestionFileError`; ids must be unique.
+
+Splits (:class:`Split`): a VKG's manifest lists its *dev* question files
+(``questions = [...]``, normally ``datasets/<vkg>/questions.jsonl``); the held-out *test*
+split is ``questions-test.jsonl`` next to the first of them (optional: asking for a
+split that does not exist is an error). Any other file is ``custom``.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from navqa.errors import EvaluationError, QueryCheckError
+from navqa.errors import EvaluationError, InputError, QueryCheckError
+from navqa.model.iri import XSD
+from navqa.model.resultio import term_from_json
+from navqa.model.terms import AskResult, IRITerm, LiteralTerm, QueryResult, SelectResult, Term
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "Question",
     "QuestionFileError",
     "QuestionSet",
+    "Split",
     "default_question_files",
     "load_questions",
+    "load_split",
+    "reference_result",
 ]
+
+
+class Split(StrEnum):
+    """Which question set of a VKG a run uses."""
+
+    DEV = "dev"
+    TEST = "test"
+    CUSTOM = "custom"
+    """Files given by the user (``--dataset``)."""
+
+
+Cell = Any
+"""One cell of a reference answer (see the module docstring)."""
+
+
+def _cell_term(cell: Cell) -> Term | None:
+    if cell is None:
+        return None
+    if isinstance(cell, bool):
+        return LiteralTerm("true" if cell else "false", datatype=XSD + "boolean")
+    if isinstance(cell, int):
+        return LiteralTerm(str(cell), datatype=XSD + "integer")
+    if isinstance(cell, float):
+        return LiteralTerm(str(Decimal(repr(cell))), datatype=XSD + "decimal")
+    if isinstance(cell, str):
+        if len(cell) > 2 and cell.startswith("<") and cell.endswith(">"):
+            return IRITerm(cell[1:-1])
+        return LiteralTerm(cell)
+    if isinstance(cell, dict):
+        try:
+            return term_from_json(cell)
+        except (InputError, KeyError, TypeError) as e:
+            raise ValueError(f"not a SPARQL JSON term: {cell!r}") from e
+    raise ValueError(f"not a cell (null, number, boolean, string or term): {cell!r}")
+
+
+def reference_result(answer: bool | Sequence[Sequence[Cell]]) -> QueryResult:
+    """A reference ``answer`` as a query result (an ASK result for a boolean).
+
+    Raises:
+        ValueError: a row that is not a list, or a cell of no known form.
+    """
+    if isinstance(answer, bool):
+        return AskResult(answer)
+    rows: list[tuple[Term | None, ...]] = []
+    for row in answer:
+        if not isinstance(row, list | tuple):
+            raise ValueError(f"a row must be a list of cells, got {row!r}")
+        rows.append(tuple(_cell_term(c) for c in row))
+    width = max((len(r) for r in rows), default=0)
+    padded = tuple(r + (None,) * (width - len(r)) for r in rows)
+    return SelectResult(variables=tuple(f"_{i + 1}" for i in range(width)), rows=padded)
 
 
 class Question(BaseModel):
     """One line of a question file."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="ignore", frozen=True)
 
     id: str = Field(min_length=1)
     question: str = Field(min_length=1)
@@ -51,6 +130,19 @@ class Question(BaseModel):
     sql: str | None = None
     trap: tuple[str, ...] = ()
     note: str | None = None
+    answer: bool | tuple[tuple[Cell, ...], ...] | None = None
+    ordered: bool | None = None
+
+    @field_validator("answer")
+    @classmethod
+    def _answer_converts(cls, v: Any) -> Any:
+        if v is not None:
+            reference_result(v)
+        return v
+
+    def reference(self) -> QueryResult | None:
+        """The reference answer as a result, or ``None`` when the gold query decides."""
+        return None if self.answer is None else reference_result(self.answer)
 
     @field_validator("id", "question", "sparql")
     @classmethod
@@ -93,11 +185,15 @@ class QuestionSet:
         questions: The questions.
         sources: The files they came from.
         lines: 1-based line number of each question, keyed by id.
+        split: Which split of a VKG these are (``custom`` for files given by hand).
+        warnings: ``(file, line, message)`` for each ignored unknown key.
     """
 
     questions: tuple[Question, ...]
     sources: tuple[Path, ...] = ()
     lines: dict[str, tuple[Path, int]] | None = None
+    split: Split = Split.CUSTOM
+    warnings: tuple[tuple[Path, int, str], ...] = ()
 
     def __len__(self) -> int:
         return len(self.questions)
@@ -158,6 +254,7 @@ def load_questions(*paths: Path | str, check_sparql: bool = True) -> QuestionSet
     questions: list[Question] = []
     seen: dict[str, tuple[Path, int]] = {}
     sources = []
+    warnings: list[tuple[Path, int, str]] = []
     for raw_path in paths:
         path = Path(raw_path)
         sources.append(path)
@@ -179,6 +276,12 @@ def load_questions(*paths: Path | str, check_sparql: bool = True) -> QuestionSet
             if not isinstance(data, dict):
                 problems.append((lineno, "not a JSON object"))
                 continue
+            unknown = sorted(set(data) - set(Question.model_fields))
+            if unknown:
+                note = (f"unknown key{'s' if len(unknown) > 1 else ''} ignored: "
+                        f"{', '.join(unknown)}")
+                log.warning("%s:%d: %s", path, lineno, note)
+                warnings.append((path, lineno, note))
             try:
                 q = Question.model_validate(data)
             except ValidationError as e:
@@ -201,22 +304,44 @@ def load_questions(*paths: Path | str, check_sparql: bool = True) -> QuestionSet
                 questions.append(q)
         if problems:
             raise QuestionFileError(path, problems)
-    return QuestionSet(questions=tuple(questions), sources=tuple(sources), lines=seen)
+    return QuestionSet(questions=tuple(questions), sources=tuple(sources), lines=seen,
+                       warnings=tuple(warnings))
 
 
-def default_question_files(vkg: str) -> list[Path]:
-    """The question files a dataset's manifest lists (``questions = [...]``).
+TEST_FILE = "questions-test.jsonl"
+
+
+def default_question_files(vkg: str, split: Split | str = Split.DEV) -> list[Path]:
+    """The question files of a VKG's split: the manifest's (``dev``), or its test file.
 
     Raises:
-        EvaluationError: when the manifest lists none.
+        EvaluationError: the manifest lists no question file, the split has no file, or
+            ``split`` is not ``dev`` or ``test``.
         DatasetError: unknown dataset.
     """
     from navqa.runtime.datasets import load_manifest
     from navqa.runtime.paths import repo_root
 
+    if split not in (Split.DEV, Split.TEST):
+        raise EvaluationError(f"unknown split {split!r}; use dev or test")
     manifest = load_manifest(vkg)
     if not manifest.questions:
         raise EvaluationError(f"dataset {vkg!r} lists no question file in its manifest",
                               hint="pass --dataset FILE")
     root = repo_root()
-    return [root / q for q in manifest.questions]
+    dev = [root / q for q in manifest.questions]
+    if split == Split.DEV:
+        return dev
+    test = dev[0].parent / TEST_FILE
+    if not test.is_file():
+        raise EvaluationError(f"dataset {vkg!r} has no test split ({test} does not exist)",
+                              hint="use --split dev, or pass --dataset FILE")
+    return [test]
+
+
+def load_split(vkg: str, split: Split | str = Split.DEV, *,
+               check_sparql: bool = True) -> QuestionSet:
+    """Load a VKG's ``dev`` or ``test`` questions (see :func:`default_question_files`)."""
+    files = default_question_files(vkg, split)
+    qs = load_questions(*files, check_sparql=check_sparql)
+    return QuestionSet(qs.questions, qs.sources, qs.lines, Split(split), qs.warnings)

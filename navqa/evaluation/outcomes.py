@@ -13,9 +13,19 @@
                    synthesis)
 =================  =====================================================================
 
-An unreachable endpoint is **not** an outcome: :func:`execute_prediction` re-raises
-:class:`~navqa.errors.EndpointUnreachableError`, and the runner stops. Neither is a
-broken one: when Ontop answers that its database connection is stuck in an aborted
+and one state that is *not* an outcome of the system (:data:`OUTCOMES` leaves it out):
+
+=================  =====================================================================
+``gold-error``     the question's gold query failed or timed out: the question is left
+                   out of the metrics, listed in the report, and tried again on resume
+=================  =====================================================================
+
+A failing infrastructure is **not** an outcome either (:class:`Fault`, :func:`fault_of`):
+an unreachable or unresponsive endpoint, or one whose database is down, raises a subclass
+of :class:`~navqa.errors.EndpointUnreachableError` (the SPARQL client decides which,
+:mod:`navqa.backends.sparql_http`); :func:`execute_prediction` re-raises it, and the
+runner retries the question with backoff, then stops. Neither is a broken endpoint:
+when Ontop answers that its database connection is stuck in an aborted
 transaction (it happens after a query timed out inside Ontop, and then every further
 query fails), :func:`classify_error` raises :class:`~navqa.errors.EvaluationError`.
 """
@@ -29,9 +39,11 @@ from enum import StrEnum
 
 from navqa.backends.sparql_http import HttpSparqlEndpoint
 from navqa.errors import (
+    DatabaseUnavailableError,
     EndpointError,
     EndpointTimeoutError,
     EndpointUnreachableError,
+    EndpointUnresponsiveError,
     EvaluationError,
     QueryCheckError,
     QueryFailedError,
@@ -39,8 +51,8 @@ from navqa.errors import (
 )
 from navqa.model.terms import QueryResult
 
-__all__ = ["OUTCOMES", "Execution", "Outcome", "classify_error", "execute_prediction",
-           "outcome_of_result"]
+__all__ = ["OUTCOMES", "Execution", "Fault", "Outcome", "classify_error",
+           "execute_prediction", "fault_of", "outcome_of_result"]
 
 
 class Outcome(StrEnum):
@@ -52,9 +64,34 @@ class Outcome(StrEnum):
     EXECUTION_ERROR = "execution-error"
     TIMEOUT = "timeout"
     NO_QUERY = "no-query"
+    GOLD_ERROR = "gold-error"
+    """Not the system's: its gold query failed (left out of the metrics)."""
 
 
-OUTCOMES: tuple[Outcome, ...] = tuple(Outcome)
+OUTCOMES: tuple[Outcome, ...] = tuple(o for o in Outcome if o is not Outcome.GOLD_ERROR)
+"""The outcomes of a predicted query (every one the system's own)."""
+
+
+class Fault(StrEnum):
+    """An infrastructure failure: never an outcome, retried, then the run stops."""
+
+    ENDPOINT_DOWN = "endpoint-down"
+    """Connection refused or reset."""
+    ENDPOINT_UNRESPONSIVE = "endpoint-unresponsive"
+    """No answer to the query nor to a trivial probe (paused or hung)."""
+    DATABASE_DOWN = "database-down"
+    """The endpoint answers, the database behind it does not."""
+
+
+def fault_of(error: BaseException) -> Fault | None:
+    """The infrastructure failure ``error`` stands for, or ``None`` if it is the query's."""
+    if isinstance(error, DatabaseUnavailableError):
+        return Fault.DATABASE_DOWN
+    if isinstance(error, EndpointUnresponsiveError):
+        return Fault.ENDPOINT_UNRESPONSIVE
+    if isinstance(error, EndpointUnreachableError):
+        return Fault.ENDPOINT_DOWN
+    return None
 
 _BROKEN_TEXT = re.compile(r"current transaction is aborted", re.IGNORECASE)
 _TIMEOUT_TEXT = re.compile(
@@ -71,7 +108,8 @@ def classify_error(error: BaseException) -> Outcome:
     """The outcome a failed execution stands for.
 
     Raises:
-        EndpointUnreachableError: ``error`` itself, which is never an outcome.
+        EndpointUnreachableError: ``error`` itself (or a subclass: any :class:`Fault`),
+            which is never an outcome.
         EvaluationError: the endpoint is broken (its database connection is stuck in an
             aborted transaction, so every later query would fail too).
     """

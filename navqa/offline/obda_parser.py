@@ -83,7 +83,8 @@ def parse_obda(path: Path) -> MappingSet:
         The mapping set (``format="obda"``), one assertion per ``mappingId``, in file order.
 
     Raises:
-        MappingParseError: The file is missing or malformed (file, line and mapping id).
+        MappingParseError: The file is missing, malformed (file, line and mapping id) or
+            has no mapping assertion.
     """
     path = Path(path)
     try:
@@ -92,7 +93,12 @@ def parse_obda(path: Path) -> MappingSet:
         raise MappingParseError("mapping file not found", path=path) from e
     except (OSError, UnicodeDecodeError) as e:
         raise MappingParseError(f"cannot read mapping file: {e}", path=path) from e
-    return parse_obda_text(text, path=path)
+    ms = parse_obda_text(text, path=path)
+    if not ms.assertions:
+        raise MappingParseError(
+            "the mapping file has no mapping assertion: the VKG would have no data",
+            path=path, hint="assertions go inside [MappingDeclaration] @collection [[ … ]]")
+    return ms
 
 
 def parse_obda_text(text: str, *, path: Path | None = None) -> MappingSet:

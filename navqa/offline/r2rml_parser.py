@@ -148,6 +148,10 @@ def parse_r2rml(path: Path, *, strict: bool = False) -> MappingSet:
         ) from e
 
     tms = {s for s in g.subjects(RDF.type, RR.TriplesMap)} | set(g.subjects(RR.logicalTable, None))
+    if not tms:
+        raise MappingParseError(
+            "the mapping file has no triples map (rr:TriplesMap or rr:logicalTable): the VKG "
+            "would have no data", path=path)
     ctx = _Context(g, path, _locate(text, g, tms))
     ordered = sorted(tms, key=lambda t: (ctx.lines.get(_tm_id(t), 1 << 30), _tm_id(t)))
     assertions: list[MappingAssertion] = []

@@ -11,21 +11,28 @@
 from __future__ import annotations
 
 import re
+import sys
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from rdflib import URIRef
-from rdflib.paths import AlternativePath, InvPath, MulPath, NegatedPath, SequencePath
 from rdflib.plugins.sparql import parser as sparql_parser
-from rdflib.plugins.sparql.algebra import translateQuery
-from rdflib.term import Variable
+from rdflib.plugins.sparql.algebra import translateQuery, traverse
+from rdflib.plugins.sparql.parserutils import CompValue
 
 from navqa.backends.sparql_http import query_form
-from navqa.model.iri import IRI, OWL, RDF, RDF_TYPE, RDFS, XSD
+from navqa.errors import SparqlSyntaxError
+from navqa.model.iri import IRI
 from navqa.online.context import SchemaContext
+from navqa.online.sparql_analysis import (
+    nearest_alternatives as nearest_alternatives,  # re-exported: callers import it here
+)
+from navqa.online.sparql_analysis import path_iris as path_iris
+from navqa.online.sparql_analysis import used_terms, vocabulary_namespaces, vocabulary_term
 
 _PREFIX_ERR = re.compile(r"Unknown namespace prefix\s*:?\s*['\"]?([\w\-]*)", re.I)
-_BUILTIN_NS = (RDF, RDFS, OWL, XSD, "http://www.opengis.net/ont/geosparql#",
-               "http://www.opengis.net/def/function/geosparql/", "http://www.w3.org/2005/xpath-functions#")
 
 
 @dataclass
@@ -54,77 +61,146 @@ class CheckResult:
     classes: set[IRI] = field(default_factory=set)
 
 
-def parse(sparql: str) -> object:
-    """rdflib's algebra of the query (raises on syntax errors)."""
-    return translateQuery(sparql_parser.parseQuery(sparql))
+_DEEP_RECURSION_LIMIT = 60_000
+"""Python frames allowed for one parse in the big-stack thread (about 10 per triple)."""
+_DEEP_STACK_BYTES = 512 * 1024 * 1024
+_DEEP_LOCK = threading.Lock()
+_T = TypeVar("_T")
 
 
-def path_iris(p: object) -> set[IRI]:
-    """Every IRI inside a property path (a plain IRI is a path of one)."""
-    if isinstance(p, URIRef):
-        return {str(p)}
-    out: set[IRI] = set()
-    if isinstance(p, SequencePath | AlternativePath | NegatedPath):
-        for a in p.args:
-            out |= path_iris(a)
-    elif isinstance(p, MulPath):
-        out |= path_iris(p.path)
-    elif isinstance(p, InvPath):
-        out |= path_iris(p.arg)
-    return out
+def _resolve_pnames(tree: Any) -> Any:
+    """The parse tree with every prefixed name of a declared prefix resolved to its IRI.
+
+    rdflib resolves prefixed names through a namespace manager that keeps one prefix per
+    namespace, so a second prefix bound to the same namespace (``PREFIX a: <ns>`` and
+    ``PREFIX rail: <ns>``) is forgotten and valid queries fail with "Unknown namespace
+    prefix". Resolving them here, from the query's own declarations (the last one wins),
+    leaves rdflib only the prefixes it knows by default and the undeclared ones.
+    """
+    base: str | None = None
+    prefixes: dict[str, str] = {}
+    for decl in tree[0]:
+        if decl.name == "Base":
+            base = str(decl.iri)
+        elif decl.name == "PrefixDecl":
+            iri = str(decl.iri)
+            if base and ":" not in iri:
+                iri = str(URIRef(iri, base=base))
+            prefixes[decl.prefix or ""] = iri
+
+    def visit(node: Any) -> Any:
+        if isinstance(node, CompValue) and node.name == "pname":
+            ns = prefixes.get(node.prefix or "")
+            if ns is not None:
+                return URIRef(ns + (node.localname or ""))
+        return None
+
+    return [tree[0], traverse(tree[1], visitPost=visit)]
 
 
-def used_terms(algebra: object) -> tuple[set[IRI], set[IRI]]:
-    """(predicates, classes) used in the query's triple patterns and property paths."""
-    preds: set[IRI] = set()
-    classes: set[IRI] = set()
-
-    def visit(node: object) -> None:
-        if isinstance(node, dict):
-            triples = node.get("triples") if getattr(node, "name", "") == "BGP" else None
-            for _s, p_, o_ in triples or ():
-                if isinstance(p_, URIRef):
-                    preds.add(str(p_))
-                    if str(p_) == RDF_TYPE and isinstance(o_, URIRef):
-                        classes.add(str(o_))
-                elif not isinstance(p_, Variable):
-                    preds.update(path_iris(p_))
-            for v in node.values():
-                visit(v)
-        elif isinstance(node, list | tuple):
-            for v in node:
-                visit(v)
-
-    visit(getattr(algebra, "algebra", algebra))
-    preds.discard(RDF_TYPE)
-    return preds, classes
+def _parse_unchecked(sparql: str) -> Any:
+    return translateQuery(_resolve_pnames(sparql_parser.parseQuery(sparql)))
 
 
-def _vocab_namespaces(ctx: SchemaContext) -> set[str]:
-    out: set[str] = set()
-    for iri in ctx.ontology.signature:
-        for sep in ("#", "/"):
-            if sep in iri:
-                out.add(iri.rsplit(sep, 1)[0] + sep)
-                break
-    return out
+def _parse_both(sparql: str) -> tuple[Any, Any]:
+    tree = _resolve_pnames(sparql_parser.parseQuery(sparql))
+    body = tree[1]
+    return translateQuery(tree), body
 
 
-def nearest_alternatives(ctx: SchemaContext, iri: IRI, *, want_class: bool, n: int = 3
-                         ) -> list[IRI]:
-    """The mapped classes/properties closest to ``iri`` by description similarity."""
-    from navqa.model.iri import humanize
+def _tree_unchecked(sparql: str) -> Any:
+    return _resolve_pnames(sparql_parser.parseQuery(sparql))
 
-    ent = ctx.ontology.entity(iri)
-    text = humanize(iri)
-    if ent is not None:
-        comment = ent.comment() or ""
-        text = f"{ent.label()} {text} {comment}"[:300]
-    vec = ctx.embed([text])
-    scores = ctx.class_scores(vec) if want_class else ctx.property_scores(vec)
-    ranked = sorted(((s, i) for i, s in scores.items() if ctx.active.is_active(i) and i != iri),
-                    reverse=True)
-    return [i for _, i in ranked[:n]]
+
+def _deep(fn: Callable[[str], _T], sparql: str) -> _T:
+    """``fn(sparql)``; on :class:`RecursionError`, again in a thread with a big stack.
+
+    rdflib's grammar recurses once per triple pattern of a group (about ten frames each),
+    so 90 patterns exceed Python's default limit of 1000 frames. The retry raises the
+    limit only while that thread runs (under a lock: the limit is process-wide).
+    """
+    try:
+        return fn(sparql)
+    except RecursionError:
+        pass
+    box: list[_T] = []
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            box.append(fn(sparql))
+        except BaseException as e:  # re-raised in the caller's thread below
+            failure.append(e)
+
+    with _DEEP_LOCK:
+        old_limit = sys.getrecursionlimit()
+        old_stack = threading.stack_size()
+        sys.setrecursionlimit(max(old_limit, _DEEP_RECURSION_LIMIT))
+        try:
+            threading.stack_size(_DEEP_STACK_BYTES)
+            worker = threading.Thread(target=run, name="navqa-sparql-parse", daemon=True)
+            worker.start()
+        finally:
+            threading.stack_size(old_stack)
+        worker.join()
+        sys.setrecursionlimit(old_limit)
+    if failure:
+        raise failure[0]
+    return box[0]
+
+
+def _wrap_errors(fn: Callable[[str], _T], sparql: str) -> _T:
+    try:
+        return _deep(fn, sparql)
+    except RecursionError as e:
+        raise SparqlSyntaxError(
+            "the query is nested too deeply for the SPARQL parser (thousands of patterns "
+            "in one group)", query=sparql) from e
+    except SparqlSyntaxError:
+        raise
+    except Exception as e:  # pyparsing's ParseException, rdflib's plain Exception
+        msg = str(e)
+        m = _PREFIX_ERR.search(msg)
+        first = msg.splitlines()[0][:300] if msg else type(e).__name__
+        raise SparqlSyntaxError(first, query=sparql, line=getattr(e, "lineno", None),
+                                column=getattr(e, "col", None),
+                                unknown_prefix=m.group(1) if m else None) from e
+
+
+def parse_tree(sparql: str) -> Any:
+    """rdflib's parse tree (``[prologue, query]``) with declared prefixed names resolved.
+
+    For callers that translate parts of the tree themselves; see :func:`parse`.
+
+    Raises:
+        SparqlSyntaxError: the query does not parse.
+    """
+    return _wrap_errors(_tree_unchecked, sparql)
+
+
+def parse_with_tree(sparql: str) -> tuple[Any, Any]:
+    """:func:`parse`'s translated query and the query part of its parse tree.
+
+    The tree keeps what the algebra loses (a VALUES row's own arity, for one).
+
+    Raises:
+        SparqlSyntaxError: the query does not parse.
+    """
+    return _wrap_errors(_parse_both, sparql)
+
+
+def parse(sparql: str) -> Any:
+    """rdflib's translated query (``.algebra``, ``.prologue``) of a SPARQL query.
+
+    The one SPARQL parse of navqa: the check, the lint, the agent's diagnosis and the
+    question-file loader all call it. Unlike a bare ``translateQuery(parseQuery(...))``
+    it accepts several prefixes bound to one namespace and groups of any length.
+
+    Raises:
+        SparqlSyntaxError: the query does not parse (``line``/``column`` when the parser
+            knows them; ``unknown_prefix`` for a prefix used without a declaration).
+    """
+    return _wrap_errors(_parse_unchecked, sparql)
 
 
 def check_query(ctx: SchemaContext, sparql: str, *, enforce_active: bool = True,
@@ -140,16 +216,15 @@ def check_query(ctx: SchemaContext, sparql: str, *, enforce_active: bool = True,
         try:
             algebra = parse(res.sparql)
             break
-        except Exception as e:  # pyparsing / rdflib raise several types
-            msg = str(e)
-            m = _PREFIX_ERR.search(msg)
-            if m and m.group(1) in ctx.prefixes and f"PREFIX {m.group(1)}:" not in res.sparql:
-                res.sparql = f"PREFIX {m.group(1)}: <{ctx.prefixes[m.group(1)]}>\n" + res.sparql
+        except SparqlSyntaxError as e:
+            pfx = e.unknown_prefix
+            if pfx is not None and pfx in ctx.prefixes and f"PREFIX {pfx}:" not in res.sparql:
+                res.sparql = f"PREFIX {pfx}: <{ctx.prefixes[pfx]}>\n" + res.sparql
                 res.repaired = True
-                res.issues.append(f"declared the missing prefix {m.group(1)}:")
+                res.issues.append(f"declared the missing prefix {pfx}:")
                 continue
             res.ok = False
-            res.issues.append(f"syntax error: {msg.splitlines()[0][:300]}")
+            res.issues.append(f"syntax error: {e.message}")
             return res
     else:
         res.ok = False
@@ -157,15 +232,14 @@ def check_query(ctx: SchemaContext, sparql: str, *, enforce_active: bool = True,
         return res
     preds, classes = used_terms(algebra)
     res.predicates, res.classes = preds, classes
-    vocab = _vocab_namespaces(ctx)
+    signature = ctx.ontology.signature
+    vocab = vocabulary_namespaces(signature)
     for term in sorted(preds | classes):
-        if term.startswith(_BUILTIN_NS) and term not in ctx.ontology.signature:
+        if not vocabulary_term(term, signature, vocab):
             continue
-        if ctx.allowed(term) or (not enforce_active and term in ctx.ontology.signature):
+        if ctx.allowed(term) or (not enforce_active and term in signature):
             continue
-        declared = term in ctx.ontology.signature
-        if not declared and not any(term.startswith(ns) for ns in vocab):
-            continue
+        declared = term in signature
         if declared:
             res.unmapped.append(term)
             res.issues.append(f"{ctx.compact(term)} has no mapping: the query would return "

@@ -9,16 +9,21 @@ no ``?s a ?c`` query is needed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import difflib
+import re
+from dataclasses import dataclass, field
 
 from navqa.backends.protocols import SparqlEndpoint
-from navqa.model.events import ValueGrounding, ValueMention
+from navqa.model.events import UngroundedValue, ValueGrounding, ValueMention
 from navqa.model.iri import IRI
 from navqa.model.terms import IRITerm, LiteralTerm, escape_string
 from navqa.online.context import SchemaContext
 
 MAX_PROPERTIES = 16
 LIMIT = 25
+NEAR_LIMIT = 200
+"""Stored values the nearest-value probe of an unmatched mention looks at."""
+NEAREST = 3
 
 
 @dataclass(frozen=True)
@@ -48,6 +53,40 @@ class GroundedValue:
                               classes=self.classes)
 
 
+@dataclass(frozen=True)
+class UnmatchedValue:
+    """A value mention no probe found, with the nearest stored values the probes saw.
+
+    Attributes:
+        mention: The value as mentioned.
+        nearest: Stored values most similar to it (string similarity), best first; each
+            tells where such values live (property, classes).
+        kept: Whether the synthesizer keeps the constraint as written: a name of several
+            words that shares a word with stored values ("Foo Bar Line" and the stored
+            lines) is one; a single capitalised word may be none ("NPD", "Norwegian"),
+            nor a phrase like no stored value. Either way the mention is reported.
+    """
+
+    mention: ValueMention
+    nearest: tuple[GroundedValue, ...] = ()
+    kept: bool = True
+
+    def event(self) -> UngroundedValue:
+        return UngroundedValue(mention=self.mention.text,
+                               nearest=tuple(n.stored for n in self.nearest),
+                               prop=self.nearest[0].prop if self.nearest else None,
+                               kept=self.kept)
+
+
+@dataclass
+class ValueGroundingResult:
+    """What value grounding found: the groundings, the mentions it did not find, probes."""
+
+    found: list[GroundedValue] = field(default_factory=list)
+    missing: list[UnmatchedValue] = field(default_factory=list)
+    probes: int = 0
+
+
 def _probe(ctx: SchemaContext, endpoint: SparqlEndpoint, props: list[IRI], text: str,
            exact: bool, timeout: float) -> list[tuple[str, IRI, str]]:
     values = " ".join(f"<{p}>" for p in props)
@@ -63,17 +102,54 @@ def _probe(ctx: SchemaContext, endpoint: SparqlEndpoint, props: list[IRI], text:
     return out
 
 
+def _nearest(ctx: SchemaContext, endpoint: SparqlEndpoint, props: list[IRI],
+             m: ValueMention, timeout: float) -> list[GroundedValue]:
+    """Stored values sharing a word with ``m`` (one bounded probe), most similar first."""
+    words = sorted({w for w in re.findall(r"\w{4,}", m.text.lower())}, key=len, reverse=True)[:6]
+    if not words:
+        return []
+    values = " ".join(f"<{p}>" for p in props)
+    cond = " || ".join(f'CONTAINS(LCASE(STR(?v)), "{escape_string(w)}")' for w in words)
+    q = (f"SELECT ?s ?p ?v WHERE {{ VALUES ?p {{ {values} }} ?s ?p ?v . FILTER({cond}) }} "
+         f"LIMIT {NEAR_LIMIT}")
+    res = endpoint.select(q, timeout=timeout)
+    low = m.text.lower()
+    best: dict[str, tuple[float, GroundedValue]] = {}
+    for s, p, v in res.rows:
+        if not (isinstance(s, IRITerm) and isinstance(p, IRITerm) and isinstance(v, LiteralTerm)):
+            continue
+        score = difflib.SequenceMatcher(None, low, v.value.lower()).ratio()
+        if v.value not in best or score > best[v.value][0]:
+            classes = tuple(ctx.most_specific(ctx.classes_of_iri(s.value)))
+            best[v.value] = (score, GroundedValue(m, p.value, v.value, s.value, classes, False))
+    ranked = sorted(best.values(), key=lambda t: (-t[0], t[1].stored))
+    return [g for _, g in ranked[:NEAREST]]
+
+
 def ground_values(ctx: SchemaContext, endpoint: SparqlEndpoint, mentions: list[ValueMention],
                   *, timeout: float = 30.0) -> tuple[list[GroundedValue], int]:
     """Ground every string value mention; returns the groundings and the number of probes.
 
     Exact (case-insensitive) matches win; otherwise substring matches, shortest stored
-    value first. A mention that matches nothing is simply not grounded.
+    value first. See :func:`ground_mentions` for the mentions found nowhere.
+    """
+    res = ground_mentions(ctx, endpoint, mentions, timeout=timeout, nearest=False)
+    return res.found, res.probes
+
+
+def ground_mentions(ctx: SchemaContext, endpoint: SparqlEndpoint, mentions: list[ValueMention],
+                    *, timeout: float = 30.0, nearest: bool = True) -> ValueGroundingResult:
+    """Ground every string value mention, and report the ones found nowhere.
+
+    A mention that matches nothing is not dropped: it comes back in ``missing`` with the
+    stored values nearest to it (one more bounded probe for values sharing a word with
+    it, ranked by string similarity) when ``nearest`` is set.
     """
     props = [p for p in ctx.name_like_properties if ctx.allowed(p)][:MAX_PROPERTIES]
+    result = ValueGroundingResult()
     if not props:
-        return [], 0
-    out: list[GroundedValue] = []
+        return result
+    out = result.found
     probes = 0
     for m in mentions:
         if m.kind != "string" or len(m.text) < 2:
@@ -97,7 +173,15 @@ def ground_values(ctx: SchemaContext, endpoint: SparqlEndpoint, mentions: list[V
             if found:
                 break
         out.extend(found)
-    return out, probes
+        if not found:
+            near: list[GroundedValue] = []
+            if nearest:
+                probes += 1
+                near = _nearest(ctx, endpoint, props, m, timeout)
+            result.missing.append(UnmatchedValue(
+                m, tuple(near), kept=bool(near) and len(m.text.split()) >= 2))
+    result.probes = probes
+    return result
 
 
 class CategoricalVocabulary:

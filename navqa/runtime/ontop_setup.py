@@ -137,7 +137,8 @@ def _javac_for(java: str) -> str:
                      hint="install a JDK, e.g. `apt-get install openjdk-17-jdk-headless`")
 
 
-def _sources_digest() -> str:
+def sources_digest() -> str:
+    """SHA-256 of the launcher's Java sources, as stamped next to its compiled classes."""
     h = hashlib.sha256()
     for name in LAUNCHER_SOURCES:
         h.update(package_file("runtime", "java", name).read_bytes())
@@ -279,7 +280,7 @@ def _write_lock(version: str, coords: dict[str, str], jars_dir: Path) -> None:
 
 
 def _compile_launcher(install: OntopInstall, say: StatusFn) -> None:
-    digest = _sources_digest()
+    digest = sources_digest()
     stamp = install.classes_dir / ".stamp"
     if stamp.is_file() and stamp.read_text().strip() == digest:
         return

@@ -6,15 +6,20 @@ in a 0600 file). ``initdb`` refuses to run as root, so under root (as in CI) the
 runs as an unprivileged user (``postgres`` if it exists, else ``nobody``) in
 ``/var/tmp/navqa-pg-<id>`` — a folder that user can reach.
 
-A cluster already running on the same data folder (started by another navqa process)
-is reused and left running; a cluster this process started is stopped by
-:meth:`PrivateCluster.stop` (or on exit of the context manager).
+Several navqa processes share one private cluster safely. Everything that changes it
+(``initdb``, ``pg_ctl start``/``stop``) runs under an exclusive ``flock`` on
+``<cache>/postgres/<name>/lock``, and every process using it holds a *lease*: a file in
+``<cache>/postgres/<name>/users/`` naming its pid (and the pid's start time, so a
+recycled pid does not count). :meth:`PrivateCluster.stop` drops the lease; the last live
+user stops the cluster. Leases of processes that died without dropping them (SIGKILL) are
+ignored, so ``navqa endpoint down`` — or the next user to leave — stops the cluster.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import pwd
 import re
@@ -33,6 +38,7 @@ from psycopg import sql
 
 from navqa.config import NavqaConfig
 from navqa.errors import PostgresError
+from navqa.locks import exclusive_lock
 
 ADMIN_USER = "navqa"
 
@@ -174,19 +180,17 @@ class PrivateCluster:
     """
 
     def __init__(self, config: NavqaConfig, name: str | None = None) -> None:
-        name = name or config.runtime.pg_cluster
         self.run_as = _unprivileged_user()
-        base = config.runtime.cache_dir / "postgres" / name
-        if self.run_as is not None:
-            tag = hashlib.sha256(str(base).encode()).hexdigest()[:10]
-            base = Path("/var/tmp") / f"navqa-pg-{tag}"
-        self.base = base
-        self.data_dir = base / "data"
-        self.log_path = base / "postgres.log"
-        self.password_file = config.runtime.cache_dir / "postgres" / name / "password"
+        self.base = cluster_base(config, name)
+        self.data_dir = self.base / "data"
+        self.log_path = self.base / "postgres.log"
+        # What only navqa reads lives in the cache, writable by this user even under root.
+        self.state_dir = config.runtime.cache_dir / "postgres" / (name or config.runtime.pg_cluster)
+        self.password_file = self.state_dir / "password"
+        self.users_dir = self.state_dir / "users"
         self.bindir = postgres_bindir()
         self.port: int | None = None
-        self._started_here = False
+        self._lease: Path | None = None
 
     # -- helpers -------------------------------------------------------------------------
 
@@ -241,6 +245,55 @@ class PrivateCluster:
             pass
         return port
 
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        """Hold the cluster's exclusive lock (blocks until other navqa processes release it)."""
+        with exclusive_lock(self.state_dir / "lock"):
+            yield
+
+    def _take_lease(self) -> None:
+        if self._lease is not None:
+            return
+        self.users_dir.mkdir(parents=True, exist_ok=True)
+        pid = os.getpid()
+        lease = self.users_dir / f"{pid}-{secrets.token_hex(4)}"
+        lease.write_text(json.dumps({"pid": pid, "started": _process_start(pid)}))
+        self._lease = lease
+
+    def live_users(self) -> list[int]:
+        """PIDs of the live processes holding a lease on the cluster (forgets dead ones)."""
+        pids = []
+        for lease in sorted(self.users_dir.iterdir()) if self.users_dir.is_dir() else []:
+            try:
+                info = json.loads(lease.read_text())
+                pid, started = int(info["pid"]), info["started"]
+            except (OSError, ValueError, KeyError, TypeError):
+                pid, started = -1, None
+            if pid > 0 and started is not None and _process_start(pid) == started:
+                pids.append(pid)
+            else:
+                lease.unlink(missing_ok=True)
+        return pids
+
+    def _preferred_port(self) -> int:
+        """The port the cluster last listened on, when it is free: an endpoint still
+        running over the cluster (PostgreSQL was stopped under it) then works again."""
+        try:
+            port = int((self.state_dir / "port").read_text())
+            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as postgres does
+                s.bind(("127.0.0.1", port))
+            return port
+        except (OSError, ValueError):
+            return free_port()
+
+    def _pg_ctl_stop(self, mode: str = "fast") -> None:
+        proc = self._run([str(self.bindir / "pg_ctl"), "-D", str(self.data_dir), "-m", mode,
+                          "-w", "stop"], timeout=120)
+        if proc.returncode != 0 and self._running_port() is not None:
+            raise PostgresError(f"pg_ctl stop failed for {self.data_dir}: "
+                                f"{(proc.stderr or proc.stdout).strip()[-500:]}")
+
     # -- lifecycle -----------------------------------------------------------------------
 
     def init(self) -> None:
@@ -275,55 +328,112 @@ class PrivateCluster:
 
     def _discard_orphan(self) -> None:
         if self._running_port() is not None:
-            self._run([str(self.bindir / "pg_ctl"), "-D", str(self.data_dir), "-m", "immediate",
-                       "-w", "stop"], timeout=120)
+            self._pg_ctl_stop("immediate")
         shutil.rmtree(self.data_dir, ignore_errors=True)
+        # the leases were on the cluster that is gone
+        shutil.rmtree(self.users_dir, ignore_errors=True)
         if (self.data_dir / "PG_VERSION").exists():
             raise PostgresError(f"cannot remove the orphaned cluster in {self.data_dir}",
                                 hint="stop its postgres process and delete the folder")
 
     def start(self, timeout: float = 60) -> PgConnection:
-        """Start the cluster (creating it first if needed) and return how to reach it.
+        """Start the cluster (creating it first if needed), take a lease, return how to reach it.
+
+        Creating, starting and leasing happen under the cluster's lock, so processes
+        starting together neither run ``initdb``/``pg_ctl start`` twice nor see a
+        cluster another process is about to stop. Call :meth:`stop` when done.
 
         Raises:
             PostgresError: when it does not start; the message quotes its log.
         """
-        self.init()
-        port = self._running_port()
-        if port is None:
-            port = free_port()
-            self.log_path.unlink(missing_ok=True)
-            opts = (f"-p {port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='' "
-                    "-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
-                    "-c max_connections=50")
-            proc = self._run([str(self.bindir / "pg_ctl"), "-D", str(self.data_dir), "-o", opts,
-                              "-l", str(self.log_path), "-w", "-t", str(int(timeout)), "start"],
-                             timeout=timeout + 30)
-            if proc.returncode != 0:
-                log = self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
-                tail = "\n".join(log.strip().splitlines()[-8:])
-                raise PostgresError(f"PostgreSQL did not start (port {port}): "
-                                    f"{proc.stderr.strip()}\n{tail}")
-            self._started_here = True
-        self.port = port
-        conn = PgConnection("127.0.0.1", port, ADMIN_USER, self._password())
-        _wait_accepting(conn, timeout)
+        with self._locked():
+            self.init()
+            port = self._running_port()
+            if port is None:
+                port = self._preferred_port()
+                self.log_path.unlink(missing_ok=True)
+                opts = (f"-p {port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='' "
+                        "-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
+                        "-c max_connections=50")
+                proc = self._run([str(self.bindir / "pg_ctl"), "-D", str(self.data_dir), "-o",
+                                  opts, "-l", str(self.log_path), "-w", "-t", str(int(timeout)),
+                                  "start"], timeout=timeout + 30)
+                if proc.returncode != 0:
+                    log = (self.log_path.read_text(errors="replace")
+                           if self.log_path.exists() else "")
+                    tail = "\n".join(log.strip().splitlines()[-8:])
+                    raise PostgresError(f"PostgreSQL did not start (port {port}): "
+                                        f"{proc.stderr.strip()}\n{tail}")
+                (self.state_dir / "port").write_text(str(port))
+            self.port = port
+            conn = PgConnection("127.0.0.1", port, ADMIN_USER, self._password())
+            _wait_accepting(conn, timeout)
+            self._take_lease()
         return conn
 
     def stop(self) -> None:
-        """Stop the cluster if this object started it."""
-        if not self._started_here:
+        """Drop this object's lease; the last live user stops the cluster."""
+        if self._lease is None:
             return
-        self._run([str(self.bindir / "pg_ctl"), "-D", str(self.data_dir), "-m", "fast", "-w",
-                   "stop"], timeout=120)
-        self._started_here = False
+        with self._locked():
+            self._lease.unlink(missing_ok=True)
+            self._lease = None
+            if not self.live_users() and self._running_port() is not None:
+                self._pg_ctl_stop()
+
+    def stop_unused(self) -> list[int]:
+        """Stop the cluster unless a live navqa process still uses it (``endpoint down``).
+
+        Returns:
+            The PIDs of the live users that kept it running (empty when it was stopped or
+            was not running).
+        """
+        with self._locked():
+            users = self.live_users()
+            if not users and self._running_port() is not None:
+                self._pg_ctl_stop()
+        return users
 
     def force_stop(self) -> None:
-        """Stop the cluster whoever started it (``navqa endpoint down``)."""
-        if self._running_port() is not None:
-            self._run([str(self.bindir / "pg_ctl"), "-D", str(self.data_dir), "-m", "fast", "-w",
-                       "stop"], timeout=120)
-        self._started_here = False
+        """Stop the cluster whoever uses it, and forget every lease (cleanup after a crash)."""
+        with self._locked():
+            if self._running_port() is not None:
+                self._pg_ctl_stop()
+            shutil.rmtree(self.users_dir, ignore_errors=True)
+            self._lease = None
+
+
+def cluster_base(config: NavqaConfig, name: str | None = None) -> Path:
+    """The folder of the private cluster ``name`` (its data folder is ``<base>/data``).
+
+    Under root the cluster runs as an unprivileged user, so it lives in ``/var/tmp``.
+    """
+    base = config.runtime.cache_dir / "postgres" / (name or config.runtime.pg_cluster)
+    if os.geteuid() == 0:
+        tag = hashlib.sha256(str(base).encode()).hexdigest()[:10]
+        base = Path("/var/tmp") / f"navqa-pg-{tag}"
+    return base
+
+
+def _process_start(pid: int) -> int | None:
+    """When ``pid`` started (clock ticks since boot), or ``None`` if it is dead or a zombie."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat[stat.rindex(")") + 2:].split()
+    if fields[0] == "Z":
+        return None
+    return int(fields[19])
+
+
+def reachable(host: str, port: int, timeout: float = 2.0) -> bool:
+    """Whether something accepts TCP connections on ``host:port`` within ``timeout``."""
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return True
+    except OSError:
+        return False
 
 
 def _wait_accepting(conn: PgConnection, timeout: float) -> None:
@@ -346,7 +456,7 @@ def _wait_accepting(conn: PgConnection, timeout: float) -> None:
 def postgres(config: NavqaConfig) -> Iterator[PgConnection]:
     """Yield a reachable PostgreSQL: ``NAVQA_PG_DSN`` if set, else the private cluster.
 
-    A private cluster started here is stopped on exit.
+    The private cluster is leased for the block; the last navqa process to leave stops it.
     """
     if config.runtime.pg_dsn is not None:
         conn = PgConnection.from_dsn(config.runtime.pg_dsn.get_secret_value())

@@ -2,7 +2,8 @@
 
 * the ``gold`` strategy scores F1 = Acc = NR = 1 (the harness checks itself);
 * an interrupted run, resumed, gives the summary of an uninterrupted one;
-* a dead endpoint stops the run, at the start or midway, and nothing is scored for it;
+* a dead endpoint stops the run, at the start or midway (after the retries), and nothing
+  is scored for it;
 * ``navqa eval --vkg … --strategy gold --out …`` (the issue's exact form) works;
 * the NaVQA pipeline runs offline (``--llm none``) through the same harness.
 """
@@ -27,6 +28,7 @@ from navqa.config import NavqaConfig
 from navqa.errors import (
     EndpointTimeoutError,
     EndpointUnreachableError,
+    EvaluationAbortedError,
     EvaluationError,
     QueryFailedError,
     QueryRejectedError,
@@ -40,6 +42,7 @@ from navqa.evaluation.runner import (
     RESULTS_FILE,
     RUN_FILE,
     SUMMARY_FILE,
+    RetryPolicy,
     effective_config,
     read_results,
     run_eval,
@@ -317,14 +320,18 @@ def test_endpoint_dying_midway_stops_the_run(navqa_config: NavqaConfig, demo: An
             proxy.kill()
 
     run = tmp_path / "run"
-    with pytest.raises(EndpointUnreachableError):
+    with pytest.raises(EvaluationAbortedError) as info:
         run_eval(navqa_config, endpoint_url=proxy.url, dataset=demo.dataset,
                  questions=demo_questions, strategy="gold", out_dir=run,
-                 gold_cache_dir=tmp_path / "gold", progress=kill_after_k)
+                 gold_cache_dir=tmp_path / "gold", progress=kill_after_k,
+                 retry=RetryPolicy(attempts=2, backoff_s=0.1))
+    assert type(info.value.__cause__) is EndpointUnreachableError
+    assert "endpoint-down" in info.value.message
     recs = lines(run)
     assert [r["id"] for r in recs] == demo_questions.ids()[:k]
     assert all(r["outcome"] == "non-empty" for r in recs)
-    assert not (run / SUMMARY_FILE).exists()
+    s = json.loads((run / SUMMARY_FILE).read_text())
+    assert s["complete"] is False and s["pending"] == demo_questions.ids()[k:]
 
 
 @pytest.mark.ontop

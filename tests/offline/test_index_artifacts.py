@@ -211,6 +211,34 @@ def test_ensure_index_builds_loads_and_rebuilds_when_stale(
     assert ensure_index(config, ds, embedder=other).manifest.embedder_model == "another-model"
 
 
+def test_processes_that_find_no_index_build_it_once(
+        config: NavqaConfig, demo_copy: tuple[Path, Path]) -> None:
+    """Four callers at once (e.g. four `navqa ask` on a fresh cache): one builds, all load.
+
+    Each thread opens the lock file itself, so ``flock`` serialises them as it does
+    processes.
+    """
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    ds = _dataset(*demo_copy)
+    made: list[HashEmbedder] = []
+    start = threading.Barrier(4)
+
+    def factory() -> HashEmbedder:
+        made.append(HashEmbedder())
+        return made[-1]
+
+    def one(_: int) -> str:
+        start.wait()
+        return ensure_index(config, ds, embedder=factory).manifest.created
+
+    with ThreadPoolExecutor(4) as pool:
+        built = list(pool.map(one, range(4)))
+    assert len(made) == 1, "the index was built more than once"
+    assert len(set(built)) == 1
+
+
 @pytest.mark.slow
 def test_real_embedder_finds_the_operator_property(
         config: NavqaConfig, demo_copy: tuple[Path, Path], tmp_path: Path) -> None:
@@ -238,8 +266,8 @@ def test_npd_warm_load_is_fast(config: NavqaConfig, tmp_path: Path,
                                               "mapping": ds.path("mapping")})
     elapsed = time.perf_counter() - t
     assert elapsed <= 2.0, f"warm load took {elapsed:.2f} s"
-    assert len(bundle.class_index) + len(bundle.property_index) == 492
-    assert bundle.stats["ta"]["active_triples"] == 6_938
+    assert len(bundle.class_index) + len(bundle.property_index) == 516
+    assert bundle.stats["ta"]["active_triples"] == 12_067
     assert bundle.stats["owlready2"] == {"disagreements": 0, "examples": []}
 
 

@@ -8,7 +8,10 @@ cluster stays in ``/var/tmp``; otherwise it is the same cluster with its passwor
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -47,6 +50,37 @@ def test_a_cluster_whose_password_was_lost_is_recreated(
         assert second.password_file.is_file()
         second.stop()
         assert second.postmaster_pid() is None
+    finally:
+        first.force_stop()
+        shutil.rmtree(first.base, ignore_errors=True)
+
+
+def test_the_last_live_user_stops_the_cluster_and_dead_users_do_not_count(
+        navqa_config: NavqaConfig, tmp_path: Path) -> None:
+    if navqa_config.runtime.pg_dsn is not None:
+        pytest.skip("NAVQA_PG_DSN is set: this run uses an existing server, no private cluster")
+    cfg = navqa_config.with_overrides(runtime={"cache_dir": str(tmp_path / "cache"),
+                                               "pg_cluster": "lease-test"})
+    first, second = PrivateCluster(cfg), PrivateCluster(cfg)
+    try:
+        conn = first.start()
+        assert second.start().port == conn.port  # the running cluster is shared
+        first.stop()
+        assert second.postmaster_pid() is not None, "stopped under its other user"
+        with conn.connect("postgres") as c:
+            assert c.execute("SELECT 1").fetchone() == (1,)
+
+        # a process that took a lease and died without dropping it (SIGKILL) does not count
+        script = ("import os, sys; from navqa.config import load_config; "
+                  "from navqa.runtime.postgres import PrivateCluster; "
+                  "PrivateCluster(load_config(), 'lease-test').start(); os._exit(0)")
+        env = dict(os.environ, NAVQA_CACHE_DIR=str(tmp_path / "cache"))
+        env.pop("NAVQA_PG_DSN", None)
+        subprocess.run([sys.executable, "-c", script], env=env, check=True, timeout=120)
+        assert len(list(second.users_dir.iterdir())) == 2  # its lease is still on disk
+        assert second.live_users() == [os.getpid()]
+        second.stop()
+        assert second.postmaster_pid() is None, "the last live user left it running"
     finally:
         first.force_stop()
         shutil.rmtree(first.base, ignore_errors=True)
