@@ -10,8 +10,10 @@ declares (annotation properties excluded) and E0 the terms used in a mapping tar
 :func:`navqa.offline.artifacts.compute_stats`, the function behind ``navqa index --stats``,
 so the two commands always agree. Beside it the audit reports:
 
-* **populated through reasoning** — active (in E) but not mapped: superclasses of mapped
-  classes, super-properties of mapped properties, domains and ranges of mapped properties;
+* **populated through reasoning** — active (in E) but not mapped: what Ontop's OWL 2 QL
+  reasoning populates from the mappings (:mod:`navqa.offline.entailment`: superclasses,
+  equivalents, super- and inverse properties, domains and ranges, existentials), with the
+  mapped terms each one is populated via;
 * **unmapped** — declared but not active (queries on them return nothing), ranked by
   centrality in the *full* ontology: how many of their neighbours (domain and range
   classes, properties having them as domain or range, direct super- and sub-elements)
@@ -395,25 +397,16 @@ def rank_unmapped(bundle: IndexBundle) -> list[RankedElement]:
 
 
 def reasoning_elements(bundle: IndexBundle) -> list[ReasoningElement]:
-    """Active elements that no mapping populates directly, with what populates them."""
+    """Active elements that no mapping populates directly, with what populates them.
+
+    Both come from the active ontology (:attr:`~navqa.model.active.ActiveOntology.via`,
+    computed by :mod:`navqa.offline.entailment`, Ontop's OWL 2 QL reasoning): the audit
+    has no rule of its own.
+    """
     onto, active = bundle.ontology, bundle.active
-    out = []
-    for iri in sorted((active.signature - active.mapped) & onto.signature):
-        via: set[IRI] = set()
-        if iri in onto.classes:
-            via |= onto.subclasses(iri, reflexive=False) & active.mapped
-            for p in onto.properties.values():
-                # a single stated domain (range) types instances; union members do not
-                if p.iri in active.mapped and iri in (
-                        (p.domains if len(p.domains) == 1 else set())
-                        | (p.ranges if len(p.ranges) == 1 else set())):
-                    via.add(p.iri)
-        else:
-            via |= {q.iri for q in onto.properties.values()
-                    if q.iri in active.mapped and iri in onto.superproperties(q.iri)}
-        out.append(ReasoningElement(iri, _kind(bundle, iri), onto.label(iri),
-                                    tuple(sorted(via))))
-    return out
+    return [ReasoningElement(iri, _kind(bundle, iri), onto.label(iri),
+                             tuple(sorted(active.via.get(iri, ()))))
+            for iri in sorted((active.signature - active.mapped) & onto.signature)]
 
 
 def domain_range_gaps(bundle: IndexBundle) -> list[DomainRangeGap]:

@@ -851,6 +851,8 @@ class ScratchVkg:
         properties: Extra Ontop properties (the dataset manifest's).
         catalog: XML catalog for ``owl:imports``.
         workdir: Where the temporary copies go.
+        driver_jars: JDBC driver jars for Ontop's class path (other databases than
+            PostgreSQL).
     """
 
     install: Any
@@ -864,6 +866,7 @@ class ScratchVkg:
     workdir: Path | None = None
     java_heap: str = "1g"
     start_timeout: float = 240.0
+    driver_jars: tuple[Path, ...] = ()
 
 
 def _properties_file(scratch: ScratchVkg, path: Path) -> Path:
@@ -880,7 +883,9 @@ def _ontop_validate(scratch: ScratchVkg, mapping: Path, props: Path) -> tuple[bo
 
     inst = scratch.install
     cmd = [inst.java, f"-Xmx{scratch.java_heap}", "-Dfile.encoding=UTF-8",
-           "-Duser.timezone=UTC", "-cp", inst.classpath, MAIN_CLASS, "validate",
+           "-Duser.timezone=UTC", "-cp",
+           os.pathsep.join([inst.classpath, *map(str, scratch.driver_jars)]), MAIN_CLASS,
+           "validate",
            "--ontology", str(scratch.ontology), "--mapping", str(mapping),
            "--properties", str(props)]
     if scratch.catalog is not None:
@@ -948,7 +953,8 @@ def validate_drafts(scratch: ScratchVkg, drafts: Sequence[Draft],
                             encoding="utf-8")
         spec = OntopSpec(ontology=scratch.ontology, mapping=combined, jdbc_url=scratch.jdbc_url,
                          user=scratch.user, password=scratch.password,
-                         properties=dict(scratch.properties), xml_catalog=scratch.catalog)
+                         properties=dict(scratch.properties), xml_catalog=scratch.catalog,
+                         driver_jars=scratch.driver_jars)
         say("starting a scratch endpoint with the valid drafts")
         proc = OntopProcess(scratch.install, spec, log_path=tmp / "ontop.log",
                             java_heap=scratch.java_heap)

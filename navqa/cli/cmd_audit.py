@@ -7,9 +7,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
+from rich.markup import escape
 
 from navqa.cli.console import err_console, progress_bar, starting, status
-from navqa.cli.state import state
+from navqa.cli.inputs import endpoint_url, writable_file
+from navqa.cli.vkg_options import (
+    CatalogOpt,
+    EndpointOpt,
+    LensesOpt,
+    MappingOpt,
+    OntologyOpt,
+    PropertiesOpt,
+    VkgOpt,
+    resolve,
+)
+from navqa.model.vkg_source import VkgSource
 
 if TYPE_CHECKING:
     from navqa.config import NavqaConfig
@@ -33,9 +45,13 @@ class AuditFormat(StrEnum):
     json = "json"
 
 
-def load_bundle(cfg: NavqaConfig, vkg: str) -> IndexBundle:
+def load_bundle(cfg: NavqaConfig, vkg: str | VkgSource) -> IndexBundle:
     """The VKG's index (built first when missing or stale), under a spinner."""
     from navqa.offline.artifacts import ensure_index
+
+    if isinstance(vkg, VkgSource):
+        with status(f"loading the index of {vkg.name}"):
+            return ensure_index(cfg, vkg)
     from navqa.runtime.datasets import fetch_dataset
 
     with status(f"loading the index of {vkg}"):
@@ -44,8 +60,12 @@ def load_bundle(cfg: NavqaConfig, vkg: str) -> IndexBundle:
 
 def audit(
     ctx: typer.Context,
-    vkg: Annotated[str, typer.Option("--vkg", help="Dataset to audit (see `navqa datasets "
-                                     "list`).")] = "demo",
+    vkg: VkgOpt = None,
+    ontology: OntologyOpt = None,
+    mapping: MappingOpt = None,
+    properties: PropertiesOpt = None,
+    catalog: CatalogOpt = None,
+    lenses: LensesOpt = None,
     live: Annotated[bool, typer.Option(
         "--live", help="Also ask the running VKG which elements yield rows, and show the SQL "
         "behind each (starts PostgreSQL and Ontop in dev mode as needed).")] = False,
@@ -55,9 +75,7 @@ def audit(
     fail_under: Annotated[float | None, typer.Option(
         "--fail-under", help="Exit with code 1 when coverage (mapped / declared classes and "
         "properties, in %) is below PCT.", metavar="PCT", min=0, max=100)] = None,
-    endpoint: Annotated[str | None, typer.Option(
-        "--endpoint", help="With --live: probe this SPARQL endpoint URL instead of starting "
-        "the VKG.")] = None,
+    endpoint: EndpointOpt = None,
     timeout: Annotated[float, typer.Option(
         "--timeout", help="With --live: seconds allowed per probe.")] = 60.0,
 ) -> None:
@@ -68,13 +86,19 @@ def audit(
     from navqa.audits.coverage import probe_live
     from navqa.audits.report import render_html, render_json, render_markdown
 
-    cfg = state(ctx).config
-    bundle = load_bundle(cfg, vkg)
-    report = run_audit(bundle, vkg)
+    if out is not None:
+        writable_file(out, "--out")
+    if endpoint is not None:
+        endpoint_url(endpoint)
+    chosen = resolve(ctx, vkg, ontology, mapping, properties, catalog, lenses, endpoint)
+    cfg, source = chosen.config, chosen.source
+    name = source.name
+    bundle = load_bundle(cfg, source)
+    report = run_audit(bundle, name)
 
     if live:
         from navqa.backends.sparql_http import HttpSparqlEndpoint
-        from navqa.runtime.vkg import serve_vkg
+        from navqa.runtime.serve import serve_source
 
         def probe(url: str, reformulate: str | None) -> None:
             ep = HttpSparqlEndpoint(url, timeout=timeout)
@@ -85,13 +109,10 @@ def audit(
                            progress=lambda done, total: bar.update(task, completed=done,
                                                                    total=total))
 
-        if endpoint is not None:
-            base = endpoint.rsplit("/sparql", 1)[0] if endpoint.endswith("/sparql") else None
-            probe(endpoint, f"{base}/ontop/reformulate" if base else None)
-        else:
-            with starting(f"starting {vkg}", serve_vkg, cfg, vkg, dev=True) as running:
-                base = running.url.rsplit("/sparql", 1)[0]
-                probe(running.url, f"{base}/ontop/reformulate")
+        with starting(f"starting {name}", serve_source, cfg, source, dev=True) as running:
+            url = running.url
+            base = url.rsplit("/sparql", 1)[0] if url.endswith("/sparql") else None
+            probe(url, f"{base}/ontop/reformulate" if base else None)
 
     text = {AuditFormat.md: render_markdown, AuditFormat.html: render_html,
             AuditFormat.json: render_json}[fmt](report)
@@ -99,8 +120,8 @@ def audit(
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(text, encoding="utf-8")
         c = report.coverage
-        err_console.print(f"{vkg}: coverage {c.coverage:.1f} % ({c.mapped}/{c.declared}), "
-                          f"{c.unmapped} unmapped → {out}")
+        err_console.print(f"{escape(name)}: coverage {c.coverage:.1f} % ({c.mapped}/{c.declared}), "
+                          f"{c.unmapped} unmapped → {escape(str(out))}")
     else:
         print(text, end="")
     if fail_under is not None and report.coverage.coverage < fail_under:

@@ -12,7 +12,17 @@ from rich.markup import escape
 from rich.table import Table
 
 from navqa.cli.console import console, err_console, progress_bar
+from navqa.cli.inputs import existing_file, vkg_name, writable_dir
 from navqa.cli.state import state
+from navqa.cli.vkg_options import (
+    CatalogOpt,
+    LensesOpt,
+    MappingOpt,
+    OntologyOpt,
+    PropertiesOpt,
+    VkgOpt,
+    resolve,
+)
 from navqa.errors import IndexError_
 from navqa.offline.artifacts import (
     MANIFEST_FILE,
@@ -41,17 +51,15 @@ _STAGES = {
 
 def index(
     ctx: typer.Context,
-    vkg: Annotated[str | None, typer.Option(
-        "--vkg", help="Dataset name (see `navqa datasets list`).")] = None,
-    ontology: Annotated[Path | None, typer.Option(
-        "--ontology", help="Ontology file (with --mapping).", dir_okay=False)] = None,
-    mapping: Annotated[Path | None, typer.Option(
-        "--mapping", help="Mapping file, .obda or R2RML.", dir_okay=False)] = None,
-    catalog: Annotated[Path | None, typer.Option(
-        "--catalog", help="XML catalog resolving owl:imports.", dir_okay=False)] = None,
+    vkg: VkgOpt = None,
+    ontology: OntologyOpt = None,
+    mapping: MappingOpt = None,
+    properties: PropertiesOpt = None,
+    catalog: CatalogOpt = None,
+    lenses: LensesOpt = None,
     out: Annotated[Path | None, typer.Option(
-        "--out", help="Index directory (required with --ontology; default for --vkg: "
-        "<cache>/index/<name>).", file_okay=False)] = None,
+        "--out", help="Index directory (default: in the cache, keyed by the files' "
+        "checksums).", file_okay=False)] = None,
     force: Annotated[bool, typer.Option(
         "--force", help="Rebuild even if the index is up to date.")] = False,
     stats: Annotated[bool, typer.Option(
@@ -62,13 +70,25 @@ def index(
         "--no-llm", help="Deterministic descriptions even when an LLM is configured.")] = False,
 ) -> None:
     """Build the active-ontology index of a VKG (or load it when it is up to date)."""
+    from navqa.runtime.project import find_project
+
     cfg = state(ctx).config
-    if vkg is None and (ontology is None or mapping is None):
-        raise typer.BadParameter("give --vkg NAME, or --ontology PATH --mapping PATH --out DIR")
-    if vkg is not None and (ontology is not None or mapping is not None):
-        raise typer.BadParameter("--vkg cannot be combined with --ontology/--mapping")
-    if vkg is None and out is None:
-        raise typer.BadParameter("--out DIR is required with --ontology/--mapping")
+    if vkg is None and ontology is None and mapping is None and find_project() is None:
+        raise typer.BadParameter("give --vkg NAME, or -t/--ontology FILE -m/--mapping FILE, "
+                                 "or run it in a folder with a navqa.toml (`navqa init`)")
+    if (ontology is None) != (mapping is None):
+        raise typer.BadParameter("give both -t/--ontology FILE and -m/--mapping FILE")
+    if vkg is not None:
+        vkg_name(vkg)
+    for path, hint in ((ontology, "--ontology"), (mapping, "--mapping"), (catalog, "--catalog")):
+        if path is not None:
+            existing_file(path, hint)
+    if out is not None:
+        writable_dir(out, "--out")
+    explicit = ontology is not None and out is not None
+    if not explicit:
+        chosen = resolve(ctx, vkg, ontology, mapping, properties, catalog, lenses)
+        cfg = chosen.config
 
     llm = None
     if not no_llm:
@@ -78,13 +98,10 @@ def index(
 
     t0 = time.perf_counter()
     with _Progress() as progress:
-        if vkg is not None:
-            from navqa.runtime.datasets import fetch_dataset
-
-            ds = fetch_dataset(vkg, cfg)
-            bundle = ensure_index(cfg, ds, llm=llm, force=force, out_dir=out,
+        if not explicit:
+            bundle = ensure_index(cfg, chosen.source, llm=llm, force=force, out_dir=out,
                                   progress=progress)
-            name = vkg
+            name = chosen.source.name
         else:
             assert ontology is not None and mapping is not None and out is not None
             bundle = _explicit(cfg, ontology, mapping, catalog, out, force, llm, progress)
@@ -100,8 +117,9 @@ def index(
     st = bundle.stats.get("index", {})
     verb = "built" if built else "loaded"
     console.print(
-        f"[green]{name}[/]: index {verb} in {elapsed:.1f} s — {st.get('classes', 0)} classes, "
-        f"{st.get('properties', 0)} properties ({bundle.manifest.embedder_model}) → {bundle.path}"
+        f"[green]{escape(name)}[/]: index {verb} in {elapsed:.1f} s — "
+        f"{st.get('classes', 0)} classes, {st.get('properties', 0)} properties "
+        f"({escape(bundle.manifest.embedder_model)}) → {escape(str(bundle.path))}"
     )
 
 
@@ -114,7 +132,7 @@ def _explicit(cfg: Any, ontology: Path, mapping: Path, catalog: Path | None, out
         try:
             return load_index(out, expected_inputs=expected)
         except IndexError_ as e:
-            err_console.print(f"[dim]rebuilding: {e.message}[/]")
+            err_console.print(f"[dim]rebuilding: {escape(e.message)}[/]")
     from navqa.backends.embedder_st import SentenceTransformerEmbedder
 
     embedder = SentenceTransformerEmbedder.from_config(cfg.embedder)
@@ -183,7 +201,7 @@ def _print_stats(bundle: IndexBundle, name: str) -> None:
     s = bundle.stats
     o, c, ta, g = s["ontology"], s["closure"], s["ta"], s["class_graph"]
 
-    t = Table(title=f"{name}: ontology and active signature", title_justify="left")
+    t = Table(title=f"{escape(name)}: ontology and active signature", title_justify="left")
     t.add_column("kind")
     t.add_column("in T", justify="right")
     t.add_column("|E0| (mapped)", justify="right")
@@ -226,6 +244,8 @@ def _print_stats(bundle: IndexBundle, name: str) -> None:
     if owl is not None:
         if "error" in owl:
             console.print(f"[yellow]owlready2 could not read T[/]: {escape(owl['error'])}")
+        elif "skipped" in owl:
+            console.print(f"owlready2 cross-check skipped: {escape(owl['skipped'])}")
         elif owl["disagreements"] == 0:
             console.print("owlready2 reads T the same way: classes, properties, parents, "
                           "domains, ranges and inverses agree")

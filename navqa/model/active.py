@@ -1,12 +1,14 @@
-"""The active ontology Ta (NaVQA §3.1): the part of T the mappings can populate.
+"""The active ontology Ta (NaVQA §3.1): the part of T the mappings populate.
 
 Built by :mod:`navqa.offline.closure`. ``mapped`` holds the seeds E0 (terms used in a
-mapping target); ``signature`` holds the fixpoint E of closing E0 under Dep (stated
-superclasses; super-properties and domain/range classes of properties).
+mapping target); ``signature`` holds E, what Ontop's OWL 2 QL reasoning populates from them
+(:class:`navqa.offline.entailment.QlTBox`). This is navqa's one notion of "populated":
+audit, lint, suggest and the pipeline's check all ask :meth:`ActiveOntology.is_active`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from navqa.model.iri import IRI
@@ -51,9 +53,13 @@ class ActiveOntology:
         ontology: The full ontology T.
         mapped: E0 — classes and properties used in mapping targets (including terms the
             ontology does not declare, which are kept so audits can report them).
-        signature: E — the closure of E0 restricted to terms T declares, plus E0.
+        signature: E — what Ontop's OWL 2 QL reasoning populates from E0 (and from T's own
+            assertions about individuals), restricted to terms T declares, plus E0.
         steps: The closure iterations.
         stats: The counts for reports.
+        undeclared_mapped: Mapped terms T does not declare.
+        via: For each element of E outside E0, the seeds (mapped terms, or terms of T's
+            own assertions) it is populated from.
     """
 
     ontology: Ontology
@@ -62,6 +68,7 @@ class ActiveOntology:
     steps: tuple[ClosureStep, ...] = ()
     stats: ActiveStats | None = None
     undeclared_mapped: frozenset[IRI] = field(default_factory=frozenset)
+    via: Mapping[IRI, frozenset[IRI]] = field(default_factory=dict)
 
     def is_active(self, iri: IRI) -> bool:
         """Whether ``iri`` is in the active signature E."""

@@ -41,11 +41,13 @@ from navqa.backends.faiss_index import FaissIndex
 from navqa.backends.protocols import LLM, Embedder
 from navqa.config import NavqaConfig
 from navqa.errors import ConfigError, IndexError_, InputError, OntologyParseError
+from navqa.locks import exclusive_lock
 from navqa.model.active import ActiveOntology
 from navqa.model.graph import ClassGraph
 from navqa.model.iri import IRI
 from navqa.model.mapping import MappingSet
 from navqa.model.ontology import Ontology
+from navqa.model.vkg_source import VkgKind, VkgSource
 from navqa.offline.class_graph import build_class_graph, typing_stats
 from navqa.offline.closure import build_active_ontology
 from navqa.offline.descriptions import Description, describe
@@ -77,9 +79,10 @@ __all__ = [
     "parse_mappings",
     "read_manifest",
     "sha256_file",
+    "source_index_dir",
 ]
 
-FORMAT_VERSION = 3  # 2: stats carry the main ontology file's own counts; 3: owlready2 check
+FORMAT_VERSION = 4  # 2: main file's own counts; 3: owlready2 check; 4: E as Ontop reasons
 """Version of the index directory layout and of ``model.pickle``."""
 
 MANIFEST_FILE = "manifest.json"
@@ -267,7 +270,8 @@ def index_dir_for(config: NavqaConfig, vkg_name: str) -> Path:
 def parse_mappings(path: Path) -> MappingSet:
     """Parse a ``.obda`` or R2RML file and annotate its SQL with tables and columns.
 
-    ``.obda`` files go to the native parser, anything else to the R2RML parser.
+    ``.obda`` files, and files of any name holding ``[MappingDeclaration]``, go to the
+    native parser; anything else to the R2RML parser.
 
     Raises:
         MappingParseError: the file is malformed.
@@ -275,7 +279,7 @@ def parse_mappings(path: Path) -> MappingSet:
     from navqa.offline.mapping_sql import annotate_sql
 
     path = Path(path)
-    if path.suffix.lower() == ".obda":
+    if path.suffix.lower() == ".obda" or _looks_native(path):
         from navqa.offline.obda_parser import parse_obda
 
         ms = parse_obda(path)
@@ -284,6 +288,14 @@ def parse_mappings(path: Path) -> MappingSet:
 
         ms = parse_r2rml(path)
     return annotate_sql(ms)
+
+
+def _looks_native(path: Path) -> bool:
+    try:
+        with path.open("r", encoding="utf-8", errors="replace") as f:
+            return "[MappingDeclaration]" in f.read(20_000)
+    except OSError:
+        return False
 
 
 # -- stats ------------------------------------------------------------------------------------
@@ -343,6 +355,7 @@ def build_index(
     llm: LLM | None = None,
     progress: ProgressFn | None = None,
     name: str | None = None,
+    rebuild: str | None = None,
 ) -> IndexBundle:
     """Run the offline stage and write the index directory.
 
@@ -356,6 +369,7 @@ def build_index(
         llm: Writes the descriptions when given (else they are deterministic only).
         progress: Called as ``progress(stage, done, total)``.
         name: The VKG name (recorded, and used in the rebuild hint).
+        rebuild: The command that rebuilds the index (default: from ``name`` or the files).
 
     Returns:
         The bundle, as :func:`load_index` would return it.
@@ -386,7 +400,7 @@ def build_index(
     timings["parse_s"] = time.perf_counter() - t0
 
     t = time.perf_counter()
-    owl_check = _owlready_check(ontology, rdf.graph)
+    owl_check = owlready_check(ontology, rdf.graph)
     timings["owlready2_s"] = time.perf_counter() - t
 
     t = time.perf_counter()
@@ -437,7 +451,7 @@ def build_index(
         dim=embedder.dim,
         inputs={role: InputFile(str(p.resolve()), sha256_file(p)) for role, p in inputs.items()},
         created=datetime.now(UTC).isoformat(timespec="seconds"),
-        rebuild=_rebuild_command(name, inputs, out_dir),
+        rebuild=rebuild or _rebuild_command(name, inputs, out_dir),
         name=name,
         stats=stats,
     )
@@ -615,9 +629,42 @@ def load_index(
     return bundle
 
 
+def source_index_dir(config: NavqaConfig, source: VkgSource) -> Path:
+    """Where the index of a VKG lives in the cache.
+
+    Bundled VKGs: ``<cache>/index/<name>/``. Any other VKG:
+    ``<cache>/index/own/<name>-<key>/``, where ``key`` is a SHA-256 over the checksums of
+    its ontology, mapping and catalog — a changed file gives a new key, hence a rebuild.
+
+    Raises:
+        InputError: an input file is missing.
+    """
+    if source.kind is VkgKind.bundled:
+        return index_dir_for(config, source.name)
+    h = hashlib.sha256()
+    for role, p in sorted(source.index_inputs().items()):
+        if not Path(p).is_file():
+            raise InputError(f"{role} file not found", path=p)
+        h.update(f"{role}:{sha256_file(p)}\n".encode())
+    return Path(config.runtime.cache_dir) / "index" / "own" / f"{source.name}-{h.hexdigest()[:16]}"
+
+
+def _prune_superseded(out: Path, source: VkgSource) -> None:
+    """Remove older indices of the same VKG (same ontology path, other checksums)."""
+    for other in out.parent.glob(f"{source.name}-*"):
+        if other == out or not (other / MANIFEST_FILE).is_file():
+            continue
+        try:
+            recorded = read_manifest(other).inputs.get("ontology")
+        except IndexError_:
+            continue
+        if recorded is not None and Path(recorded.path) == source.ontology.resolve():
+            shutil.rmtree(other, ignore_errors=True)
+
+
 def ensure_index(
     config: NavqaConfig,
-    dataset: DatasetFiles,
+    dataset: DatasetFiles | VkgSource,
     *,
     embedder: Embedder | Callable[[], Embedder] | None = None,
     llm: LLM | None = None,
@@ -632,7 +679,8 @@ def ensure_index(
 
     Args:
         config: The configuration (cache directory, embedder).
-        dataset: A :class:`~navqa.runtime.datasets.LocalDataset`.
+        dataset: A :class:`~navqa.runtime.datasets.LocalDataset`, or any VKG's
+            :class:`~navqa.model.vkg_source.VkgSource` (see :func:`source_index_dir`).
         embedder: The embedder to build with, or a factory for it; by default one is
             made from ``config.embedder`` — only when a build is needed.
         llm: Passed to :func:`build_index` (descriptions written by the LLM).
@@ -643,22 +691,61 @@ def ensure_index(
     Raises:
         IndexError_, InputError, LLMError: see :func:`build_index` and :func:`load_index`.
     """
-    out = Path(out_dir) if out_dir is not None else index_dir_for(config, dataset.name)
-    catalog = dataset.path("catalog") if dataset.manifest.has("catalog") else None
-    expected = {"ontology": dataset.path("ontology"), "mapping": dataset.path("mapping")}
-    if catalog is not None:
-        expected["catalog"] = catalog
-    if not force and (out / MANIFEST_FILE).is_file():
+    rebuild: str | None = None
+    if isinstance(dataset, VkgSource):
+        default_out = source_index_dir(config, dataset)
+        expected = dataset.index_inputs()
+        catalog = dataset.catalog
+        rebuild = f"navqa index {dataset.flags()} --force"
+    else:
+        default_out = index_dir_for(config, dataset.name)
+        catalog = dataset.path("catalog") if dataset.manifest.has("catalog") else None
+        expected = {"ontology": dataset.path("ontology"), "mapping": dataset.path("mapping")}
+        if catalog is not None:
+            expected["catalog"] = catalog
+    out = Path(out_dir) if out_dir is not None else default_out
+
+    def fresh() -> IndexBundle | None:
+        if force or not (out / MANIFEST_FILE).is_file():
+            return None
         try:
-            bundle = load_index(out, expected_inputs=expected)
+            found = load_index(out, expected_inputs=expected)
         except IndexError_ as e:
             logger.info("rebuilding index of %s: %s", dataset.name, e.message)
-        else:
-            wanted = _wanted_model(config, embedder)
-            if wanted is None or wanted == bundle.manifest.embedder_model:
-                return bundle
-            logger.info("rebuilding index of %s: built with %s, configured %s",
-                        dataset.name, bundle.manifest.embedder_model, wanted)
+            return None
+        wanted = _wanted_model(config, embedder)
+        if wanted is None or wanted == found.manifest.embedder_model:
+            return found
+        logger.info("rebuilding index of %s: built with %s, configured %s",
+                    dataset.name, found.manifest.embedder_model, wanted)
+        return None
+
+    ready = fresh()
+    if ready is not None:
+        return ready
+    # Processes that find no fresh index build it one at a time; whoever waited for the
+    # lock looks again, since the process before it has usually just built it.
+    with exclusive_lock(out.with_name(f".{out.name}.lock")):
+        ready = None if force else fresh()
+        if ready is not None:
+            return ready
+        return _build_locked(config, dataset, out, out_dir, expected, catalog, rebuild,
+                             embedder, llm, progress)
+
+
+def _build_locked(
+    config: NavqaConfig,
+    dataset: DatasetFiles | VkgSource,
+    out: Path,
+    out_dir: Path | None,
+    expected: dict[str, Path],
+    catalog: Path | None,
+    rebuild: str | None,
+    embedder: Embedder | Callable[[], Embedder] | None,
+    llm: LLM | None,
+    progress: ProgressFn | None,
+) -> IndexBundle:
+    """The build half of :func:`ensure_index`, run under its lock."""
     if embedder is None:
         from navqa.backends.embedder_st import SentenceTransformerEmbedder
 
@@ -667,7 +754,7 @@ def ensure_index(
         emb = embedder
     else:
         emb = embedder()
-    return build_index(
+    bundle = build_index(
         config,
         ontology_path=expected["ontology"],
         mapping_path=expected["mapping"],
@@ -677,7 +764,12 @@ def ensure_index(
         llm=llm,
         progress=progress,
         name=dataset.name,
+        rebuild=rebuild,
     )
+    if isinstance(dataset, VkgSource) and dataset.kind is not VkgKind.bundled \
+            and out_dir is None:
+        _prune_superseded(out, dataset)
+    return bundle
 
 
 def _wanted_model(
@@ -696,8 +788,16 @@ def _wanted_model(
         return None
 
 
-def _owlready_check(ontology: Ontology, graph: Graph) -> dict[str, Any]:
+OWLREADY_MAX_TRIPLES = 200_000
+"""Above this many triples the owlready2 cross-check is skipped (and says so in the stats):
+owlready2 loads into SQLite at about 10 µs a triple and several times the graph's memory."""
+
+
+def owlready_check(ontology: Ontology, graph: Graph) -> dict[str, Any]:
     """owlready2's independent reading of T, compared with ours (for ``index --stats``)."""
+    if len(graph) > OWLREADY_MAX_TRIPLES:
+        return {"skipped": f"{len(graph):,} triples, more than the {OWLREADY_MAX_TRIPLES:,} "
+                           "the cross-check reads"}
     try:
         found = crosscheck_with_owlready(ontology, graph)
     except OntologyParseError as e:

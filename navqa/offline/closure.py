@@ -42,8 +42,9 @@ from rdflib.namespace import OWL, RDF, RDFS
 from navqa.model.active import ActiveOntology, ActiveStats, ClosureStep
 from navqa.model.iri import IRI
 from navqa.model.mapping import MappingSet
-from navqa.model.ontology import EntityKind, Ontology
-from navqa.offline.ontology_parser import read_ontology_graph
+from navqa.model.ontology import Ontology
+from navqa.offline.entailment import QlTBox
+from navqa.offline.ontology_parser import LeanStore, read_ontology_graph
 
 logger = logging.getLogger(__name__)
 
@@ -55,6 +56,7 @@ __all__ = [
     "count_by_kind",
     "dependencies",
     "load_ontology_graph",
+    "ql_tbox",
     "restrict_to_signature",
 ]
 
@@ -72,50 +74,43 @@ terms the ontology does not declare)."""
 # -- the closure ----------------------------------------------------------------------------
 
 
-def dependencies(ontology: Ontology, iri: IRI) -> frozenset[IRI]:
-    """Dep(e): the terms ``iri`` directly depends on, per the module's rule.
+def dependencies(ontology: Ontology, iri: IRI, *, tbox: QlTBox | None = None
+                 ) -> frozenset[IRI]:
+    """Dep(e): the terms ``iri`` directly depends on, per Ontop's OWL 2 QL inclusions.
 
-    Only terms the ontology declares (classes, object and data properties) are returned;
-    an IRI the ontology does not declare has no dependencies.
+    One step of :meth:`~navqa.offline.entailment.QlTBox.populated` between named elements
+    (through unnamed existentials ∃R): stated superclasses and equivalents of a class, the
+    classes an existential it is included in (``A ⊑ ∃p``) is included in; the super-,
+    equivalent and inverse properties of a property, its domain classes and (object
+    properties) range classes. Only terms the ontology declares are returned.
 
     Args:
         ontology: The full ontology T.
         iri: A class or property IRI.
-
-    Returns:
-        The directly stated superclasses (and named equivalents) of a class; the
-        super-properties, equivalents, domain classes and (object properties) range
-        classes of a property.
+        tbox: T's QL inclusions (:meth:`QlTBox.from_graph`); default: those the parsed
+            ontology records (:meth:`QlTBox.from_ontology`).
     """
+    tb = tbox if tbox is not None else QlTBox.from_ontology(ontology)
     declared = ontology.signature
-    cls = ontology.classes.get(iri)
-    if cls is not None:
-        out = set(cls.parents | cls.equivalents)
-    else:
-        prop = ontology.property(iri)
-        if prop is None:
-            return frozenset()
-        out = set(prop.parents | prop.equivalents | prop.domains)
-        if prop.kind is EntityKind.OBJECT_PROPERTY:
-            out |= prop.ranges
-    out.discard(iri)
-    return frozenset(x for x in out if x in declared)
+    return frozenset(x for x in tb.dependencies(iri) if x in declared and x != iri)
 
 
 def close(
-    ontology: Ontology, seeds: Iterable[IRI]
+    ontology: Ontology, seeds: Iterable[IRI], *, tbox: QlTBox | None = None
 ) -> tuple[frozenset[IRI], tuple[ClosureStep, ...]]:
     """Close ``seeds`` under :func:`dependencies` until a fixpoint.
 
     Args:
         ontology: The full ontology T.
         seeds: E0.
+        tbox: T's QL inclusions (see :func:`dependencies`).
 
     Returns:
         ``(E, steps)``: the fixpoint, and one :class:`ClosureStep` per iteration
         k = 1, 2, … holding what iteration k added. The last step adds nothing (it is the
         check that the fixpoint is reached), so ``len(steps) >= 1``.
     """
+    tb = tbox if tbox is not None else QlTBox.from_ontology(ontology)
     current: set[IRI] = set(seeds)
     frontier: set[IRI] = set(current)
     steps: list[ClosureStep] = []
@@ -124,7 +119,7 @@ def close(
         k += 1
         added: set[IRI] = set()
         for e in frontier:
-            added |= dependencies(ontology, e)
+            added |= dependencies(ontology, e, tbox=tb)
         added -= current
         steps.append(ClosureStep(step=k, added=frozenset(added)))
         if not added:
@@ -163,9 +158,11 @@ def build_active_ontology(
         The active ontology, with its closure steps and :class:`ActiveStats`.
     """
     seeds = mappings.signature()
-    signature, steps = close(ontology, seeds)
     if graph is None:
         graph = _graph_for(ontology)
+    tbox = ql_tbox(ontology, graph)
+    # T's own assertions about individuals are data to Ontop: they seed E as well
+    signature, steps = close(ontology, seeds | tbox.facts, tbox=tbox)
     counts = restrict_to_signature(graph, ontology.signature, signature)
     stats = ActiveStats(
         seeds=count_by_kind(ontology, seeds),
@@ -184,7 +181,35 @@ def build_active_ontology(
         steps=steps,
         stats=stats,
         undeclared_mapped=frozenset(s for s in seeds if s not in declared),
+        via=_via(tbox, seeds | tbox.facts, signature - seeds),
     )
+
+
+def ql_tbox(ontology: Ontology, graph: Graph) -> QlTBox:
+    """T's OWL 2 QL inclusions as Ontop reasons with them (:class:`QlTBox`).
+
+    Args:
+        ontology: T.
+        graph: T's RDF graph (imports included when they were followed); when empty,
+            the inclusions the parsed ontology records are used.
+    """
+    if not len(graph):
+        return QlTBox.from_ontology(ontology)
+    facts_from = None
+    if ontology.imports and ontology.source is not None and Path(ontology.source).is_file():
+        facts_from = load_ontology_graph(Path(ontology.source))  # Ontop: root-file facts only
+    return QlTBox.from_graph(graph, ontology, facts_from=facts_from)
+
+
+def _via(tbox: QlTBox, seeds: Iterable[IRI], targets: frozenset[IRI]
+         ) -> dict[IRI, frozenset[IRI]]:
+    """For each target, the seeds whose population reaches it."""
+    out: dict[IRI, set[IRI]] = {t: set() for t in targets}
+    for s in seeds:
+        for e in tbox.populated([s], facts=False):
+            if e in out and e != s:
+                out[e].add(s)
+    return {t: frozenset(v) for t, v in out.items()}
 
 
 # -- Ta: T restricted to the signature ------------------------------------------------------
@@ -294,10 +319,16 @@ def restrict_to_signature(
     """
     elem, keep = _individuals(graph, frozenset(URIRef(e) for e in elements),
                               frozenset(URIRef(e) for e in signature))
+    store = graph.store
+    lean = store if isinstance(store, LeanStore) else None
+
+    def all_triples() -> Iterable[tuple[object, object, object]]:
+        # a LeanStore's own iteration skips rdflib's generator layers (same triples)
+        return lean.all_triples() if lean is not None else graph
     by_subject: dict[BNode, list[tuple[object, object, object]]] = {}
     referenced: set[BNode] = set()
     roots: list[tuple[tuple[object, object, object], ...]] = []
-    for t in graph:
+    for t in all_triples():
         s, _, o = t
         if isinstance(s, BNode):
             by_subject.setdefault(s, []).append(t)
@@ -319,7 +350,7 @@ def restrict_to_signature(
                     todo.append(t[2])
         return out
 
-    for t in graph:
+    for t in all_triples():
         s, _, o = t
         if isinstance(s, BNode):
             continue

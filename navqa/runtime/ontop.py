@@ -45,6 +45,9 @@ class OntopSpec:
         password: Database password; passed as ``ONTOP_DB_PASSWORD``, never on argv.
         properties: Extra Ontop properties written to the properties file.
         xml_catalog: An XML catalog resolving ``owl:imports`` offline.
+        lenses: An Ontop lenses file (views over the tables).
+        driver_jars: JDBC driver jars added to Ontop's class path (other databases than
+            PostgreSQL; see :mod:`navqa.runtime.jdbc_drivers`).
         dev: Enable ``/ontop/reformulate``.
         port: Port to listen on; a free one when ``None``.
     """
@@ -56,6 +59,8 @@ class OntopSpec:
     password: str | None = None
     properties: dict[str, str] = field(default_factory=dict)
     xml_catalog: Path | None = None
+    lenses: Path | None = None
+    driver_jars: tuple[Path, ...] = ()
     dev: bool = False
     port: int | None = None
 
@@ -88,6 +93,24 @@ def relevant_log_lines(log: str, limit: int = 14) -> str:
         if short not in seen:
             seen.append(short)
     return "\n".join(seen[:limit])
+
+
+def jdbc_cause(server_message: str) -> str:
+    """The database driver's own message in a failed query's answer, said once.
+
+    The launcher answers a failed query with its chain of causes, ``Class: message <-
+    Class: message …``, and each wrapper quotes the message it wraps: a refused database
+    connection reads four times. This is the message of the first link whose class is an
+    ``SQLException`` (the PostgreSQL driver's ``PSQLException``), else of the last link.
+    """
+    links = [part.strip().partition(": ") for part in server_message.strip().split(" <- ")]
+    msgs = [(cls.strip(), msg.strip() or cls.strip()) for cls, _, msg in links if cls.strip()]
+    if not msgs:
+        return server_message.strip()[:600]
+    for cls, msg in msgs:
+        if cls.endswith("SQLException") or cls.endswith("SQLTransientConnectionException"):
+            return msg[:600]
+    return msgs[-1][1][:600]
 
 
 def _explain(excerpt: str) -> str:
@@ -148,6 +171,8 @@ class OntopProcess:
             raise InputError("mapping file does not exist", path=s.mapping)
         if s.xml_catalog is not None and not s.xml_catalog.is_file():
             raise InputError("XML catalog does not exist", path=s.xml_catalog)
+        if s.lenses is not None and not s.lenses.is_file():
+            raise InputError("lenses file does not exist", path=s.lenses)
 
     def _write_properties(self) -> Path:
         props = {"jdbc.url": self.spec.jdbc_url, "jdbc.user": self.spec.user,
@@ -170,11 +195,15 @@ class OntopProcess:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         props = self._write_properties()
         cmd = [self.install.java, f"-Xmx{self.java_heap}", "-Dfile.encoding=UTF-8",
-               "-Duser.timezone=UTC", "-cp", self.install.classpath, MAIN_CLASS, "endpoint",
+               "-Duser.timezone=UTC", "-cp",
+               os.pathsep.join([self.install.classpath, *map(str, self.spec.driver_jars)]),
+               MAIN_CLASS, "endpoint",
                "--ontology", str(self.spec.ontology), "--mapping", str(self.spec.mapping),
                "--properties", str(props), "--port", str(self.port)]
         if self.spec.xml_catalog is not None:
             cmd += ["--xml-catalog", str(self.spec.xml_catalog)]
+        if self.spec.lenses is not None:
+            cmd += ["--lenses", str(self.spec.lenses)]
         if self.spec.dev:
             cmd.append("--dev")
         env = {k: v for k, v in os.environ.items() if not k.startswith("ONTOP_")}

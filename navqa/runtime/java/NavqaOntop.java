@@ -80,7 +80,7 @@ public final class NavqaOntop {
                     break;
                 default:
                     fail("usage: NavqaOntop endpoint|validate --ontology F --mapping F --properties F"
-                            + " [--port P] [--dev] [--xml-catalog F]", null, 64);
+                            + " [--port P] [--dev] [--xml-catalog F] [--lenses F]", null, 64);
             }
         } catch (Throwable t) {
             fail("startup failed", t, 2);
@@ -130,6 +130,9 @@ public final class NavqaOntop {
         }
         if (opts.containsKey("xml-catalog")) {
             b.xmlCatalogFile(opts.get("xml-catalog"));
+        }
+        if (opts.containsKey("lenses")) {
+            b.lensesFile(opts.get("lenses"));
         }
         String url = System.getenv("ONTOP_DB_URL");
         String user = System.getenv("ONTOP_DB_USER");
