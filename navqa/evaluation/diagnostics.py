@@ -18,6 +18,19 @@ of one answer (exact IRI matches; a sub- or superclass does not count):
     :attr:`PropertiesJudged.candidates` of every lookup).
 ``subgraph_edges`` / ``subgraph_classes``
     Size of the chosen subgraph.
+``gold_class_ranks`` / ``gold_property_ranks``
+    For each gold class (property), sorted by IRI, its best 1-based rank in the
+    ``Linked`` events, ``None`` when it is not linked; ``classes_shown`` /
+    ``properties_shown`` is how many were linked (K). A question's gold classes are all
+    *within the top-k* when every rank is ``≤ k``: the run's **recall@k** curve
+    (:func:`recall_at_k`) is the share of questions (with gold classes) for which that
+    holds, for k = 1 … K.
+``context_tokens``
+    The token count of the chosen subgraph's verbalization (its
+    :class:`~navqa.model.events.SubgraphVerbalized` text; without a rerank event, all of
+    them): :func:`count_tokens`, i.e. the matches of ``\\w+|[^\\w\\s]`` (runs of word
+    characters, and every other non-space character alone). ``rail:operatedBy`` is 3
+    tokens; a BPE tokenizer usually gives more for camel-case names.
 
 A recall is ``None`` when its gold set is empty or the events it needs are missing
 (e.g. the ``gold`` strategy, or a baseline without linking).
@@ -41,6 +54,8 @@ In ``summary.json`` both are fractions in ``[0, 1]`` (top-level ``reduction`` an
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -52,9 +67,12 @@ from navqa.model.events import (
     PropertiesJudged,
     SubgraphExpanded,
     SubgraphsReranked,
+    SubgraphVerbalized,
 )
 
-__all__ = ["Grounding", "grounding_of", "summarize_grounding"]
+__all__ = ["Grounding", "count_tokens", "grounding_of", "recall_at_k", "summarize_grounding"]
+
+_TOKEN = re.compile(r"\w+|[^\w\s]")
 
 _RECALLS = ("linked_class_recall", "linked_property_recall", "subgraph_class_recall",
             "subgraph_property_recall", "listing_property_recall")
@@ -77,11 +95,34 @@ class Grounding:
     examined: int = 0
     filtered_out: int = 0
     filtered_gold: tuple[str, ...] = field(default_factory=tuple)
+    gold_class_ranks: tuple[int | None, ...] | None = None
+    gold_property_ranks: tuple[int | None, ...] | None = None
+    classes_shown: int | None = None
+    properties_shown: int | None = None
+    context_tokens: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
-        d["filtered_gold"] = list(self.filtered_gold)
+        for key in ("filtered_gold", "gold_class_ranks", "gold_property_ranks"):
+            if d[key] is not None:
+                d[key] = list(d[key])
         return d
+
+
+def count_tokens(text: str) -> int:
+    """Tokens of ``text``: runs of word characters, and each other non-space character."""
+    return len(_TOKEN.findall(text))
+
+
+def _ranks(gold: frozenset[str], lists: Sequence[Sequence[str]]
+           ) -> tuple[int | None, ...] | None:
+    if not lists:
+        return None
+    best: dict[str, int] = {}
+    for iris in lists:
+        for i, iri in enumerate(iris, start=1):
+            best[iri] = min(best.get(iri, i), i)
+    return tuple(best.get(g) for g in sorted(gold))
 
 
 def _recall(gold: frozenset[str], seen: set[str] | None) -> float | None:
@@ -118,6 +159,13 @@ def grounding_of(shape: QueryShape, events: Sequence[Event]) -> Grounding:
 
     listed = {c.prop for e in judged for c in e.candidates} if judged else None
 
+    verbalized = [e for e in events if isinstance(e, SubgraphVerbalized)]
+    tokens: int | None = None
+    if verbalized:
+        chosen_root = reranked[-1].chosen if reranked else None
+        texts = [e.text for e in verbalized if chosen_root is None or e.root == chosen_root]
+        tokens = sum(count_tokens(t) for t in texts) if texts else None
+
     examined = 0
     filtered: list[str] = []
     if judged:
@@ -145,12 +193,50 @@ def grounding_of(shape: QueryShape, events: Sequence[Event]) -> Grounding:
         examined=examined,
         filtered_out=len(filtered),
         filtered_gold=tuple(filtered),
+        gold_class_ranks=_ranks(shape.classes, [[t.iri for t in e.classes] for e in linked]),
+        gold_property_ranks=_ranks(shape.properties,
+                                   [[t.iri for t in e.properties] for e in linked]),
+        classes_shown=max(len(e.classes) for e in linked) if linked else None,
+        properties_shown=max(len(e.properties) for e in linked) if linked else None,
+        context_tokens=tokens,
     )
 
 
 def _mean(values: Iterable[float]) -> float | None:
     vs = list(values)
     return sum(vs) / len(vs) if vs else None
+
+
+def _nearest_rank(values: Sequence[int], q: float) -> int | None:
+    if not values:
+        return None
+    xs = sorted(values)
+    return xs[max(1, math.ceil(q * len(xs))) - 1]
+
+
+def recall_at_k(ranks: Sequence[Sequence[int | None]], k_max: int) -> list[float | None]:
+    """The recall@k curve, k = 1 … ``k_max``: the share of questions whose gold terms
+    all have a rank ``≤ k`` (``ranks``: one entry per question with gold terms).
+
+    ``None`` everywhere when ``ranks`` is empty.
+    """
+    n = len(ranks)
+    return [sum(1 for rs in ranks if all(r is not None and r <= k for r in rs)) / n
+            if n else None for k in range(1, k_max + 1)]
+
+
+def _curve(gs: Sequence[dict[str, Any]], ranks_key: str, shown_key: str) -> dict[str, Any]:
+    ranks = [g[ranks_key] for g in gs if g.get(ranks_key)]
+    k_max = max((g[shown_key] for g in gs if g.get(shown_key)), default=0)
+    curve = recall_at_k(ranks, k_max)
+    return {"k": list(range(1, k_max + 1)), "recall": curve, "n": len(ranks)}
+
+
+def _all_covered(gs: Sequence[dict[str, Any]], keys: Sequence[str]) -> dict[str, Any]:
+    """Share of questions where every recall in ``keys`` that is not null is 1."""
+    judged = [g for g in gs if any(g.get(k) is not None for k in keys)]
+    full = [g for g in judged if all(g.get(k) is None or g[k] >= 1.0 for k in keys)]
+    return {"rate": len(full) / len(judged) if judged else None, "n": len(judged)}
 
 
 def summarize_grounding(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -181,6 +267,16 @@ def summarize_grounding(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     out["available"] = available
     out["gold_pairs_examined"] = examined
     out["gold_pairs_filtered_out"] = removed
+    out["recall_at_k"] = {"classes": _curve(gs, "gold_class_ranks", "classes_shown"),
+                          "properties": _curve(gs, "gold_property_ranks", "properties_shown")}
+    out["subgraph_all_classes"] = _all_covered(gs, ("subgraph_class_recall",))
+    out["subgraph_all_properties"] = _all_covered(gs, ("subgraph_property_recall",))
+    out["subgraph_all"] = _all_covered(gs, ("subgraph_class_recall",
+                                            "subgraph_property_recall"))
+    tokens = [int(g["context_tokens"]) for g in gs if g.get("context_tokens") is not None]
+    out["context_tokens"] = {"median": _nearest_rank(tokens, 0.5),
+                             "p90": _nearest_rank(tokens, 0.9), "n": len(tokens),
+                             "tokenizer": r"regex \w+|[^\w\s]"}
     reduction = shown / available if lookups and available else None
     retention = 1.0 - removed / examined if lookups and examined else None
     return {"grounding": out, "retention": retention, "reduction": reduction}

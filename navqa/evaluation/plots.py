@@ -3,6 +3,8 @@
 * ``outcomes_by_hops.png``: for each hop bucket, a stacked bar of the outcome shares (%)
   with the number of questions on top.
 * ``f1_by_feature.png``: F1 and Acc (%) for each feature present in the run.
+* ``linking_recall_at_k.png``: the linking recall@k curves (classes, properties), when
+  the run has linking events.
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ from typing import Any
 from navqa.evaluation.outcomes import OUTCOMES
 from navqa.evaluation.shape import HOP_BUCKETS
 
-__all__ = ["OUTCOME_COLOURS", "plot_f1_by_feature", "plot_outcomes_by_hops"]
+__all__ = ["OUTCOME_COLOURS", "plot_f1_by_feature", "plot_outcomes_by_hops",
+           "plot_recall_at_k"]
 
 OUTCOME_COLOURS = {
     "non-empty": "#4c9a2a",
@@ -80,6 +83,32 @@ def plot_f1_by_feature(summary: dict[str, Any], path: Path) -> Path:
     ax.set_ylabel("%")
     ax.set_title(f"F1 by feature — {summary.get('strategy', '')} on {summary.get('vkg', '')}")
     ax.legend(fontsize=8, frameon=False)
+    fig.tight_layout()
+    fig.savefig(path, format="png")
+    return path
+
+
+def plot_recall_at_k(summary: dict[str, Any], path: Path) -> Path | None:
+    """Lines of the linking recall@k (%) for classes and properties; ``None`` (nothing
+    written) when the run has no curve."""
+    curves = (summary.get("grounding") or {}).get("recall_at_k") or {}
+    items = [(name, c) for name, c in curves.items() if c.get("n") and c.get("k")]
+    if not items:
+        return None
+    fig = _figure(6.4, 4.2)
+    ax = fig.add_subplot(1, 1, 1)
+    colours = {"classes": "#2c7fb8", "properties": "#e1a100"}
+    for name, c in items:
+        ys = [100.0 * (y or 0.0) for y in c["recall"]]
+        ax.plot(c["k"], ys, marker="o", label=f"{name} (n={c['n']})",
+                color=colours.get(name, "#34495e"))
+    ax.set_ylim(0, 105)
+    ax.set_xlabel("k (top-k of the linking)")
+    ax.set_ylabel("questions with all gold terms in the top-k (%)")
+    ax.set_title(f"Linking recall@k — {summary.get('strategy', '')} on "
+                 f"{summary.get('vkg', '')}")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, frameon=False, loc="lower right")
     fig.tight_layout()
     fig.savefig(path, format="png")
     return path

@@ -14,20 +14,27 @@ from typing import Any
 
 from navqa.errors import EvaluationError
 from navqa.evaluation.outcomes import OUTCOMES
-from navqa.evaluation.plots import plot_f1_by_feature, plot_outcomes_by_hops
-from navqa.evaluation.runner import (
+from navqa.evaluation.plots import plot_f1_by_feature, plot_outcomes_by_hops, plot_recall_at_k
+from navqa.evaluation.projection import ProjectionVerdict
+from navqa.evaluation.rundir import (
     RESULTS_FILE,
     RUN_FILE,
     SUMMARY_FILE,
-    finish_run,
     read_results,
+    summarize_run,
 )
 from navqa.evaluation.shape import HOP_BUCKETS
 
-__all__ = ["FIGURES", "REPORT_FILE", "compare_runs", "load_run", "render_report"]
+__all__ = ["FIGURES", "RECALL_FIGURE", "REPORT_FILE", "compare_runs", "load_run",
+           "render_report"]
 
 REPORT_FILE = "report.md"
 FIGURES = ("outcomes_by_hops.png", "f1_by_feature.png")
+RECALL_FIGURE = "linking_recall_at_k.png"
+"""Written only when the run has linking events (a recall@k curve)."""
+
+_RECALL_AT = (1, 3, 5, 10, 12, 20, 50)
+"""The k shown in the report's recall@k table (those up to K)."""
 
 
 def _pct(x: float | None) -> str:
@@ -64,7 +71,7 @@ def load_run(run_dir: Path | str) -> tuple[dict[str, Any], list[dict[str, Any]]]
         except ValueError as e:
             raise EvaluationError(f"{path} is not valid JSON") from e
     else:
-        summary = finish_run(run, report=False)
+        summary = summarize_run(run)
     records = read_results(run)
     try:
         order = json.loads((run / RUN_FILE).read_text(encoding="utf-8")).get("question_ids")
@@ -82,12 +89,64 @@ def _metrics_rows(s: dict[str, Any]) -> list[list[str]]:
              str(s["n"])]]
 
 
+def _coverage_lines(s: dict[str, Any]) -> list[str]:
+    g = s["grounding"]
+    curves = g.get("recall_at_k")
+    if not curves:
+        return []
+    lines = ["", "### Linking recall@k", "",
+             "Share of questions whose gold classes (properties) are *all* in the linked "
+             "top-k, over the questions that have some.", ""]
+    if any(c.get("n") for c in curves.values()):
+        lines += [f"![Linking recall@k]({RECALL_FIGURE})", ""]
+    rows = []
+    for name, c in curves.items():
+        ks = [k for k in c["k"] if k in _RECALL_AT or k == c["k"][-1]]
+        rows.append([name, c["n"], c["k"][-1] if c["k"] else "–",
+                     "; ".join(f"@{k} {_pct(c['recall'][k - 1])}" for k in ks) or "–"])
+    lines += _table(["terms", "questions", "K", "recall@k (%)"], rows)
+    t = g.get("context_tokens") or {}
+    full = [(label, g.get(key) or {}) for label, key in (
+        ("classes", "subgraph_all_classes"), ("properties", "subgraph_all_properties"),
+        ("classes and properties", "subgraph_all"))]
+    lines += ["", "### Chosen subgraph holds all gold terms", ""]
+    lines += _table(["gold terms", "% of questions", "questions"],
+                    [[label, _pct(v.get("rate")), v.get("n", 0)] for label, v in full])
+    lines += ["", f"- verbalized chosen subgraph: median {t.get('median', '–')} tokens, "
+              f"p90 {t.get('p90', '–')} ({t.get('n', 0)} questions; tokenizer "
+              f"`{t.get('tokenizer', '?')}`)"]
+    return lines
+
+
+def _projection_lines(s: dict[str, Any], records: Sequence[dict[str, Any]]) -> list[str]:
+    p = s.get("projection")
+    if not p or not p.get("n"):
+        return []
+    lines = ["", "## Projection", "",
+             "Does the predicted answer's column match a gold column by its values "
+             "(`docs/evaluation.md`, \"Projection diagnostic\")? Beside F1/Acc, not "
+             "instead of them.", ""]
+    n = p["n"] or 1
+    lines += _table(["verdict", "n", "%"],
+                    [[v.value, p.get(v.value, 0), f"{100.0 * p.get(v.value, 0) / n:.1f}"]
+                     for v in ProjectionVerdict])
+    lines += ["", f"- right projection among answers judged: "
+              f"{_pct(p.get('right_projection_rate'))} %"]
+    wrong = [r["id"] for r in records if (r.get("projection") or {}).get("verdict")
+             == ProjectionVerdict.WRONG_PROJECTION]
+    if wrong:
+        lines.append(f"- wrong projection: {', '.join(wrong[:40])}"
+                     f"{' …' if len(wrong) > 40 else ''}")
+    return lines
+
+
 def render_report(run_dir: Path | str) -> Path:
     """Write ``report.md`` and the figures into ``run_dir``; returns the report's path."""
     run = Path(run_dir)
     s, records = load_run(run)
     plot_outcomes_by_hops(s, run / FIGURES[0])
     plot_f1_by_feature(s, run / FIGURES[1])
+    plot_recall_at_k(s, run / RECALL_FIGURE)
 
     abl = ", ".join(s.get("ablations") or []) or "none"
     llm = s.get("llm_provider", "none")
@@ -97,8 +156,8 @@ def render_report(run_dir: Path | str) -> Path:
         f"# Evaluation: `{s.get('strategy')}` on `{s.get('vkg')}`",
         "",
         f"- questions: {', '.join(s.get('questions') or []) or '–'} "
-        f"({s['n']} of {s.get('n_questions', s['n'])} answered"
-        f"{'' if s.get('complete', True) else ', incomplete run'})",
+        f"(split `{s.get('split', 'custom')}`; {s['n']} of {s.get('n_questions', s['n'])} "
+        f"answered{'' if s.get('complete', True) else ', incomplete run'})",
         f"- ablations: {abl}",
         f"- LLM: {llm}; call cache {'on' if s.get('llm_cache', True) else 'off'}",
         f"- navqa {s.get('navqa_version', '?')}; started {s.get('started_at', '?')}, "
@@ -151,6 +210,10 @@ def render_report(run_dir: Path | str) -> Path:
         f"- gold-property retention: {_pct(s['retention'])} % "
         f"({g['gold_pairs_filtered_out']} of {g['gold_pairs_examined']} examined gold "
         f"(class, property) pairs filtered out)",
+    ]
+    lines += _coverage_lines(s)
+    lines += _projection_lines(s, records)
+    lines += [
         "",
         "## Latency (s)",
         "",
@@ -163,6 +226,14 @@ def render_report(run_dir: Path | str) -> Path:
               f"- calls: {llm_s['calls']}; tokens: {llm_s['tokens']} "
               f"(prompt {llm_s['prompt_tokens']}, completion {llm_s['completion_tokens']})",
               "", "## Question-file checks", ""]
+    for g in s.get("gold_errors", []):
+        lines.append(f"- `{g['id']}`: left out of the metrics, its gold query failed: "
+                     f"{(g.get('error') or '').removeprefix('gold query failed: ')[:300]}")
+    gold_failed = {g["id"] for g in s.get("gold_errors", [])}
+    unanswered = [i for i in s.get("pending", []) if i not in gold_failed]
+    if unanswered:
+        lines.append(f"- not answered ({len(unanswered)}; `--resume` runs them): "
+                     f"{', '.join(unanswered[:20])}{' …' if len(unanswered) > 20 else ''}")
     if s.get("gold_empty"):
         lines.append(f"- gold answers that are empty: {', '.join(s['gold_empty'])}")
     for d in s.get("hops_disagreements", []):
@@ -178,11 +249,16 @@ def render_report(run_dir: Path | str) -> Path:
     lines += _table(
         ["id", "hops", "features", "outcome", "F1", "Acc", "error"],
         [[r["id"], r["hop_bucket"], ",".join(r["features"]) or "–", r["outcome"],
-          f"{r['f1']:.2f}", "✓" if r["acc"] else "✗", (r.get("error") or "")[:120]]
+          _f1(r), "–" if "acc" not in r else "✓" if r["acc"] else "✗",
+          (r.get("error") or "")[:120]]
          for r in records])
     path = run / REPORT_FILE
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
+
+
+def _f1(r: dict[str, Any]) -> str:
+    return f"{r['f1']:.2f}" if r.get("f1") is not None else "–"
 
 
 def _label(s: dict[str, Any], run: Path) -> str:
@@ -209,7 +285,9 @@ def compare_runs(run_a: Path | str, run_b: Path | str) -> str:
         raise EvaluationError(f"the runs are on different VKGs ({sa.get('vkg')} and "
                               f"{sb.get('vkg')})")
     la, lb = _label(sa, a_dir), _label(sb, b_dir)
-    lines = [f"# {la} vs {lb}", "", f"VKG `{sa.get('vkg')}`.", "", "## Metrics (%)", ""]
+    lines = [f"# {la} vs {lb}", "", f"VKG `{sa.get('vkg')}`, split "
+             f"`{sa.get('split', 'custom')}` vs `{sb.get('split', 'custom')}`.", "",
+             "## Metrics (%)", ""]
     rows = [[name, _pct(sa.get(key)), _pct(sb.get(key)), _delta(sa.get(key), sb.get(key))]
             for name, key in (("F1", "f1"), ("Acc", "acc"), ("NR", "nr"), ("EM", "em"),
                               ("empty rate", "empty_rate"), ("retention", "retention"),
@@ -238,12 +316,11 @@ def compare_runs(run_a: Path | str, run_b: Path | str) -> str:
         if x is None or y is None:
             diff_rows.append([qid, x["outcome"] if x else "(missing)",
                               y["outcome"] if y else "(missing)",
-                              f"{x['f1']:.2f}" if x else "–", f"{y['f1']:.2f}" if y else "–"])
+                              _f1(x) if x else "–", _f1(y) if y else "–"])
             continue
-        if (x["outcome"] != y["outcome"] or abs(x["f1"] - y["f1"]) > 1e-9
-                or x["acc"] != y["acc"]):
-            diff_rows.append([qid, x["outcome"], y["outcome"], f"{x['f1']:.2f}",
-                              f"{y['f1']:.2f}"])
+        if (x["outcome"] != y["outcome"] or abs(x.get("f1", 0.0) - y.get("f1", 0.0)) > 1e-9
+                or x.get("acc") != y.get("acc")):
+            diff_rows.append([qid, x["outcome"], y["outcome"], _f1(x), _f1(y)])
     lines += ["", f"## Per-question differences ({len(diff_rows)})", ""]
     if diff_rows:
         lines += _table(["id", f"outcome {la}", f"outcome {lb}", "F1 A", "F1 B"], diff_rows)

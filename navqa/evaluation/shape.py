@@ -59,7 +59,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from navqa.errors import SparqlSyntaxError
-from navqa.online.check import path_iris
+from navqa.online.check import parse, parse_tree, path_iris
 
 log = logging.getLogger(__name__)
 
@@ -130,7 +130,6 @@ def _parse(sparql: str) -> tuple[Any, list[Any]]:
     """
     import functools
 
-    from pyparsing.exceptions import ParseBaseException
     from rdflib.plugins.sparql.algebra import (
         _simplifyFilters,
         _traverse,
@@ -138,24 +137,22 @@ def _parse(sparql: str) -> tuple[Any, list[Any]]:
         translatePath,
         translatePName,
         translatePrologue,
-        translateQuery,
         traverse,
     )
-    from rdflib.plugins.sparql.parser import parseQuery
 
     try:
-        query = translateQuery(parseQuery(sparql))
-    except ParseBaseException as e:
-        raise SparqlSyntaxError(f"does not parse as SPARQL: {e}", query=sparql) from e
-    except Exception as e:  # rdflib raises plain Exceptions for e.g. unknown prefixes
-        raise SparqlSyntaxError(f"does not parse as SPARQL: {e}", query=sparql) from e
+        query = parse(sparql)
+    except SparqlSyntaxError as e:
+        raise SparqlSyntaxError(f"does not parse as SPARQL: {e.message}", query=sparql,
+                                line=e.line, column=e.column,
+                                unknown_prefix=e.unknown_prefix) from e
     exists: list[Any] = []
     if "EXISTS" not in sparql.upper():
         return query, exists
     try:
         # a second, untouched parse tree: resolve prefixed names and paths as rdflib
         # does, then translate each EXISTS pattern on its own
-        fresh = parseQuery(sparql)
+        fresh = parse_tree(sparql)
         prologue = translatePrologue(fresh[0], None)
         body = traverse(fresh[1], visitPost=functools.partial(translatePName,
                                                                prologue=prologue))

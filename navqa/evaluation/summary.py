@@ -13,13 +13,15 @@ from typing import Any
 
 from navqa.evaluation.diagnostics import summarize_grounding
 from navqa.evaluation.outcomes import OUTCOMES, Outcome
+from navqa.evaluation.projection import summarize_projection
 from navqa.evaluation.shape import FEATURES, HOP_BUCKETS
 
 __all__ = ["SUMMARY_KEYS", "group_metrics", "percentile", "summarize"]
 
 SUMMARY_KEYS: tuple[str, ...] = (
     "f1", "acc", "nr", "em", "empty_rate", "precision", "recall", "n", "outcomes",
-    "by_hops", "by_feature", "grounding", "retention", "reduction", "latency", "llm",
+    "by_hops", "by_feature", "grounding", "retention", "reduction", "projection", "latency",
+    "llm",
     "strategy", "ablations", "vkg", "config", "navqa_version", "started_at", "finished_at",
 )
 """Top-level keys every ``summary.json`` has (besides a few informative extras)."""
@@ -121,6 +123,7 @@ def summarize(records: Sequence[dict[str, Any]], meta: dict[str, Any]) -> dict[s
         "grounding": g["grounding"],
         "retention": g["retention"],
         "reduction": g["reduction"],
+        "projection": summarize_projection(records),
         "latency": _latency(records),
         "llm": _llm(records),
         "gold_empty": [r["id"] for r in records if r.get("gold_size") == 0],

@@ -29,6 +29,44 @@ class AnswerKind(StrEnum):
     TEXT = "text"
 
 
+class ErrorKind(StrEnum):
+    """Why an :class:`Answer` has no result, named after the exception class that said so.
+
+    The values are the class names of :mod:`navqa.errors` (what ``Answer.error_kind`` has
+    always carried in ``ask --json``, evaluation records and the service), plus
+    ``AgentNoQuery`` for an agent that never executed a query. Set it with :meth:`of`
+    from the exception, never from its message.
+    """
+
+    LLM = "LLMError"
+    LLM_TIMEOUT = "LLMTimeoutError"
+    LLM_RATE_LIMIT = "LLMRateLimitError"
+    LLM_RESPONSE = "LLMResponseError"
+    LLM_UNAVAILABLE = "LLMUnavailableError"
+    QUERY_CHECK = "QueryCheckError"
+    SPARQL_SYNTAX = "SparqlSyntaxError"
+    UPDATE_REFUSED = "UpdateRefusedError"
+    UNMAPPED_TERM = "UnmappedTermError"
+    ENDPOINT = "EndpointError"
+    ENDPOINT_TIMEOUT = "EndpointTimeoutError"
+    QUERY_REJECTED = "QueryRejectedError"
+    QUERY_FAILED = "QueryFailedError"
+    AGENT_NO_QUERY = "AgentNoQuery"
+
+    @classmethod
+    def of(cls, exc: BaseException) -> ErrorKind:
+        """The kind of ``exc``: its class, or the nearest base class that has a kind.
+
+        Raises:
+            ValueError: ``exc`` is none of the errors an answer can carry.
+        """
+        names = {k.value: k for k in cls}
+        for klass in type(exc).__mro__:
+            if klass.__name__ in names:
+                return names[klass.__name__]
+        raise ValueError(f"no error kind for {type(exc).__name__}: {exc}")
+
+
 @dataclass(frozen=True, slots=True)
 class ValueMention:
     """A literal value mentioned in the question.
@@ -112,6 +150,27 @@ class ValueGrounding:
     classes: tuple[IRI, ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class UngroundedValue:
+    """A value mention the probes did not find in the data.
+
+    The query keeps the constraint with the value as written (an empty answer with this
+    reason is honest; dropping the constraint would answer a different question).
+
+    Attributes:
+        mention: The value as mentioned.
+        nearest: The most similar stored values the probes saw (best first).
+        prop: The property of the nearest value, where the constraint is kept.
+        kept: Whether the query keeps the constraint (``False`` for a name that may not
+            be a value at all, e.g. one capitalised word).
+    """
+
+    mention: str
+    nearest: tuple[str, ...] = ()
+    prop: IRI | None = None
+    kept: bool = True
+
+
 @dataclass(frozen=True)
 class Event:
     """Base of every pipeline event."""
@@ -186,6 +245,7 @@ class ValuesGrounded(Event):
     stage: ClassVar[str] = "values"
     groundings: tuple[ValueGrounding, ...]
     enabled: bool = True
+    ungrounded: tuple[UngroundedValue, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -205,6 +265,22 @@ class QueryChecked(Event):
     issues: tuple[str, ...] = ()
     unmapped_terms: tuple[IRI, ...] = ()
     repaired: bool = False
+
+
+@dataclass(frozen=True)
+class QueryCostChecked(Event):
+    """The cost guard's verdict before execution (:mod:`navqa.online.cost`).
+
+    ``summary`` states the estimate, the threshold and the exploding join; ``suggestion``
+    the fix, for a costly query.
+    """
+
+    stage: ClassVar[str] = "cost"
+    sparql: str
+    verdict: str
+    summary: str
+    total_cost: float | None = None
+    suggestion: str | None = None
 
 
 @dataclass(frozen=True)
@@ -259,8 +335,9 @@ class Answer:
         timings: Seconds per stage (sums over repeated stages).
         llm_calls / prompt_tokens / completion_tokens: LLM accounting.
         error: Why no result exists, when one does not.
-        error_kind: The error's class name (``QueryRejectedError``, ``EndpointTimeoutError``,
-            ``UnmappedTermError`` …), so consumers need not parse ``error``.
+        error_kind: Why, as an :class:`ErrorKind` (its value is the error's class name:
+            ``QueryRejectedError``, ``EndpointTimeoutError``, ``UnmappedTermError`` …), so
+            consumers need not parse ``error``.
         strategy: ``navqa`` or ``agent`` (or a baseline name).
     """
 
@@ -273,7 +350,7 @@ class Answer:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     error: str | None = None
-    error_kind: str | None = None
+    error_kind: ErrorKind | None = None
     strategy: str = "navqa"
 
     @property

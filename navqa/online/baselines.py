@@ -20,14 +20,16 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
-from navqa.model.events import Event, QueryChecked, QuerySynthesized
+from navqa.model.events import ErrorKind, Event, QueryChecked, QuerySynthesized
 from navqa.model.llm import Message
 from navqa.online.check import check_query
 from navqa.online.context import SchemaContext
 from navqa.online.expansion import Subgraph
+from navqa.online.strategies import registry
 
 if TYPE_CHECKING:
-    from navqa.online.pipeline import AskState, Pipeline
+    from navqa.online.state import AskState
+    from navqa.online.strategies import Stages
 
 EXAMPLE_QUESTION = "Which stations in the city of Dunmere have step-free access?"
 EXAMPLE_SPARQL = """PREFIX rail: <http://example.org/navqa/rail#>
@@ -93,7 +95,7 @@ Question: {question}
 Return JSON {{"reasoning": "...", "sparql": "..."}}."""
 
 
-def run_baseline(pipe: Pipeline, st: AskState, name: str) -> Iterator[Event]:
+def run_baseline(pipe: Stages, st: AskState, name: str) -> Iterator[Event]:
     """Answer ``st.question`` with baseline ``name`` (``cot`` or ``sparqlgen``)."""
     full = pipe.full_context()
     yield from pipe.extract(st)
@@ -144,6 +146,20 @@ def run_baseline(pipe: Pipeline, st: AskState, name: str) -> Iterator[Event]:
                        seconds=time.perf_counter() - t)
     if not res.ok:
         st.error = "refused: " + "; ".join(res.issues)
-        st.error_kind = "SparqlSyntaxError"
+        st.error_kind = ErrorKind.SPARQL_SYNTAX
         return
     yield from pipe.execute(st)
+
+
+def run_cot(pipe: Stages, st: AskState) -> Iterator[Event]:
+    """The ``cot`` strategy (CoT-SPARQL)."""
+    return run_baseline(pipe, st, "cot")
+
+
+def run_sparqlgen(pipe: Stages, st: AskState) -> Iterator[Event]:
+    """The ``sparqlgen`` strategy (SPARQLGEN)."""
+    return run_baseline(pipe, st, "sparqlgen")
+
+
+registry.register("cot", run_cot)
+registry.register("sparqlgen", run_sparqlgen)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import heapq
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,7 +38,7 @@ from navqa.online.context import BOOLEAN, DATES, NUMERIC, TIMES, Neighbour, Sche
 from navqa.online.expansion import Subgraph
 from navqa.online.linking import Linking
 from navqa.online.mentions import STOP, SUPERLATIVE_NOUN
-from navqa.online.values import GroundedValue
+from navqa.online.values import GroundedValue, UnmatchedValue
 
 NEGATIONS = ("not", "no", "without", "non", "never", "neither", "nor")
 _AGG_WORDS = {"average": "AVG", "mean": "AVG", "total": "SUM", "sum": "SUM",
@@ -67,6 +68,7 @@ class Plan:
     var_class: dict[str, IRI | None] = field(default_factory=dict)
     data_vars: dict[tuple[str, IRI], str] = field(default_factory=dict)
     explain: list[str] = field(default_factory=list)
+    month_asked: bool = False
 
     def new_var(self, base: str) -> str:
         base = re.sub(r"[^A-Za-z0-9_]", "", base[:1].lower() + base[1:]) or "x"
@@ -193,13 +195,14 @@ class OfflineSynthesizer:
     # -- main ----------------------------------------------------------------------------
 
     def __call__(self, question: str, mentions: Mentions, linking: Linking,
-                 groundings: list[GroundedValue], sub: Subgraph) -> tuple[str, Plan]:
+                 groundings: list[GroundedValue], sub: Subgraph, *,
+                 ungrounded: Sequence[UnmatchedValue] = ()) -> tuple[str, Plan]:
         ctx = self.ctx
-        plan = Plan()
         q_low = question.lower()
-        self._question_has_month = bool(re.search(
+        # per question, so on the plan: one synthesizer serves concurrent questions
+        plan = Plan(month_asked=bool(re.search(
             r"\bmonth|\b(?:january|february|march|april|may|june|july|august|september|"
-            r"october|november|december)\b", q_low))
+            r"october|november|december)\b", q_low)))
         root = sub.root
         t = plan.new_var(local_name(root))
         plan.var_class[t] = root
@@ -217,6 +220,11 @@ class OfflineSynthesizer:
             if choice is not None:
                 plan.explain.append(f"value {text!r} → {ctx.compact(choice.prop)} "
                                     f"{choice.stored!r}")
+        # a value found nowhere keeps its constraint, as written: where the nearest stored
+        # values live (their property and class), else on the target's name
+        for u in ungrounded:
+            if u.kept:
+                self._keep_ungrounded(plan, u, root, t, sub, linking, node_vars)
 
         # 4. booleans on the target, and values it must not have
         self._booleans(plan, question, mentions, linking, t, root)
@@ -247,6 +255,28 @@ class OfflineSynthesizer:
         # project only the answer — the name, not the values it was filtered or ranked by.
         plan.select = [head]
         return render(ctx, plan), plan
+
+    def _keep_ungrounded(self, plan: Plan, u: UnmatchedValue, root: IRI, t: str,
+                         sub: Subgraph, linking: Linking, node_vars: dict[IRI, str]) -> None:
+        ctx = self.ctx
+        text = u.mention.text
+        options = [GroundedValue(u.mention, n.prop, text, n.subject, n.classes, False)
+                   for n in u.nearest]
+        choice = self._attach_anchor(plan, options, root, t, sub, linking, node_vars) \
+            if options else None
+        if choice is None:
+            name_prop = ctx.name_property(root)
+            if name_prop is None:
+                plan.explain.append(f"value {text!r} not found in the data; no name "
+                                    f"property of {ctx.compact(root)} to keep it on")
+                return
+            plan.add(t, ctx.compact(name_prop), literal(text))
+            plan.used.add(name_prop)
+            prop = name_prop
+        else:
+            prop = choice.prop
+        plan.explain.append(f"value {text!r} not found in the data: kept as written on "
+                            f"{ctx.compact(prop)}")
 
     def _attach_anchor(self, plan: Plan, options: list[GroundedValue], root: IRI, t: str,
                        sub: Subgraph, linking: Linking, node_vars: dict[IRI, str]
@@ -385,7 +415,7 @@ class OfflineSynthesizer:
                 other = n.other
                 if other == OWL_THING or not ctx.allowed(n.edge.prop):
                     continue
-                finer = self._finer_than_asked(other)
+                finer = self._finer_than_asked(other, plan)
                 for e in ctx.data_properties_of(other):
                     if not ctx.allowed(e.prop) or ctx.datatype(e.prop, other) not in kinds:
                         continue
@@ -413,13 +443,13 @@ class OfflineSynthesizer:
             plan.explain.append(f"joined {ctx.compact(other)} for {ctx.compact(prop)}")
         return new, prop
 
-    def _finer_than_asked(self, cls: IRI) -> bool:
+    def _finer_than_asked(self, cls: IRI, plan: Plan) -> bool:
         """Whether ``cls`` records per month while the question names no month.
 
         Yearly and monthly figures often sit side by side (NPD's field production); a
         question about "1990" wants the yearly ones.
         """
-        if self._question_has_month:
+        if plan.month_asked:
             return False
         return any("month" in local_name(e.prop).lower() for e in
                    self.ctx.data_properties_of(cls))

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from navqa.errors import DatasetError
+from navqa.runtime import load_fixes_atkis
 
 Transform = Callable[[str, Path], str]
 _REGISTRY: dict[str, Transform] = {}
@@ -39,4 +40,4 @@ def get_transform(name: str) -> Transform:
         raise DatasetError(f"unknown load transform {name!r} (known: {known})") from e
 
 
-from navqa.runtime import load_fixes_atkis as _atkis  # noqa: E402,F401  (registers ATKIS transforms)
+_REGISTRY.update(load_fixes_atkis.TRANSFORMS)

@@ -42,7 +42,6 @@ import re
 from pathlib import Path
 
 from navqa.errors import DatasetError
-from navqa.runtime.load_fixes import register
 
 logger = logging.getLogger(__name__)
 
@@ -136,7 +135,6 @@ def rewrite_restore_script(sql: str, folder: Path) -> tuple[str, list[str]]:
     return "\n".join(out) + "\n", skipped
 
 
-@register("atkis-restore")
 def atkis_restore(sql: str, folder: Path) -> str:
     """Make the dsa015 ``restore.sql`` loadable into navqa's database (see module doc)."""
     text, skipped = rewrite_restore_script(sql, folder)
@@ -169,7 +167,6 @@ def fix_addtables(sql: str) -> str:
     )
 
 
-@register("atkis-addtables")
 def atkis_addtables(sql: str, folder: Path) -> str:
     """``addtables.sql`` with veg02_f.ntz added and the gebaeudefunktion 1000 row repaired."""
     return fix_addtables(sql)
@@ -186,7 +183,15 @@ $navqa$;
 """
 
 
-@register("atkis-full-addtables")
 def atkis_full_addtables(sql: str, folder: Path) -> str:
     """``addtables.sql`` for the full DLM250 load, failing clearly when the layers are absent."""
     return FULL_DATA_GUARD + fix_addtables(sql)
+
+
+#: The transforms this module provides, by the name a manifest's load step gives
+#: (:mod:`navqa.runtime.load_fixes` registers them).
+TRANSFORMS = {
+    "atkis-restore": atkis_restore,
+    "atkis-addtables": atkis_addtables,
+    "atkis-full-addtables": atkis_full_addtables,
+}

@@ -1,6 +1,9 @@
-"""The NPD dev question set (``datasets/npd/questions.jsonl``) on real Ontop and PostgreSQL.
+"""The NPD question sets on real Ontop and PostgreSQL: the **dev** split
+(``datasets/npd/questions.jsonl``, the set the system's rules were written on) and the frozen
+**test** split (``datasets/npd/questions-test.jsonl``, written from the ontology, the mappings
+and the data without reading the system).
 
-Every gold query is run on the NPD VKG served by Ontop over the loaded database:
+Every gold query of both splits is run on the NPD VKG served by Ontop over the loaded database:
 
 * each SPARQL query parses and is non-empty (ASK: answers ``true`` unless the line
   records ``"answer": false``);
@@ -10,7 +13,9 @@ Every gold query is run on the NPD VKG served by Ontop over the loaded database:
   (class) returns nothing, while the gold query returns rows;
 * ``hops`` and ``features`` agree with the gold query (recomputed from the query text
   and the ontology's object properties, see ``datasets/npd/QUESTIONS.md``);
-* the file meets the required spread (hops, features, traps, SQL) and ids are unique.
+* each file meets its required spread (hops, features, traps, SQL; for the test split the
+  question kinds of the held-out issue), and ids are unique;
+* the splits are disjoint: no id and no question text (case and punctuation aside) is shared.
 """
 
 from __future__ import annotations
@@ -34,7 +39,11 @@ from navqa.runtime.datasets import LocalDataset
 pytestmark = [pytest.mark.npd, pytest.mark.ontop, pytest.mark.postgres]
 
 REPO = Path(__file__).resolve().parents[2]
-QUESTIONS = REPO / "datasets" / "npd" / "questions.jsonl"
+#: The split a file holds is its name: dev = questions.jsonl, test = questions-test.jsonl.
+SPLITS = {"dev": REPO / "datasets" / "npd" / "questions.jsonl",
+          "test": REPO / "datasets" / "npd" / "questions-test.jsonl"}
+ID_PATTERN = {"dev": r"npd-\d{3}", "test": r"npd-t\d{3}"}
+MIN_LINES = {"dev": 85, "test": 60}
 
 NPDV = "http://sws.ifi.uio.no/vocab/npd-v2#"
 NPD_DATA = "http://sws.ifi.uio.no/data/npd-v2/"
@@ -53,9 +62,15 @@ _NUMERIC = ("#integer", "#int", "#long", "#short", "#decimal", "#double", "#floa
 
 
 @cache
-def questions() -> tuple[dict[str, Any], ...]:
-    lines = QUESTIONS.read_text(encoding="utf-8").splitlines()
+def split_questions(split: str) -> tuple[dict[str, Any], ...]:
+    lines = SPLITS[split].read_text(encoding="utf-8").splitlines()
     return tuple(json.loads(line) for line in lines if line.strip())
+
+
+@cache
+def questions() -> tuple[dict[str, Any], ...]:
+    """Both splits: every per-question check runs on dev and test alike."""
+    return split_questions("dev") + split_questions("test")
 
 
 def ids(items: tuple[dict[str, Any], ...]) -> list[str]:
@@ -184,16 +199,17 @@ def spread(items: tuple[dict[str, Any], ...]) -> dict[str, int]:
 # ---------------------------------------------------------------- file-level tests
 
 
-def test_file_shape_and_unique_ids() -> None:
-    items = questions()
-    assert len(items) >= 85
+@pytest.mark.parametrize("split", sorted(SPLITS))
+def test_file_shape_and_unique_ids(split: str) -> None:
+    items = split_questions(split)
+    assert len(items) >= MIN_LINES[split]
     seen = Counter(ids(items))
     assert not [i for i, n in seen.items() if n > 1], "duplicate ids"
     for q in items:
         keys = set(q)
         assert keys >= REQUIRED_KEYS, q["id"]
         assert keys <= REQUIRED_KEYS | OPTIONAL_KEYS, (q["id"], keys - REQUIRED_KEYS)
-        assert re.fullmatch(r"npd-\d{3}", q["id"]), q["id"]
+        assert re.fullmatch(ID_PATTERN[split], q["id"]), q["id"]
         assert q["vkg"] == "npd"
         assert isinstance(q["hops"], int) and q["hops"] >= 1
         assert set(q["features"]) <= FEATURES, q["id"]
@@ -204,20 +220,75 @@ def test_file_shape_and_unique_ids() -> None:
             assert q["trap"] not in q["sparql"], f"{q['id']}: the gold uses its own trap"
 
 
-def test_spread() -> None:
-    s = spread(questions())
+def test_dev_spread() -> None:
+    s = spread(split_questions("dev"))
     assert s["hops1"] >= 25, s
     assert s["hops2"] >= 15, s
     assert s["hops3+"] >= 8, s
     assert s.get("ask", 0) >= 5, s
     assert s.get("aggregation", 0) >= 8, s
-    superlatives = sum(1 for q in questions() if {"order", "limit"} <= set(q["features"]))
+    superlatives = sum(1 for q in split_questions("dev")
+                       if {"order", "limit"} <= set(q["features"]))
     assert superlatives >= 8, s
     assert s.get("filter", 0) >= 10, s
     for f in ("optional", "union", "minus"):
         assert s.get(f, 0) >= 3, (f, s)
     assert s.get("trap", 0) >= 10, s
     assert s.get("sql", 0) >= 25, s
+
+
+def question_kinds(q: dict[str, Any]) -> set[str]:
+    """The question kinds the held-out issue asks the test split to cover, from the gold query
+    (the same definition as ``tests/runtime/gold_compare.question_kinds``)."""
+    from rdflib.plugins.sparql import prepareQuery
+
+    code = _code_only(q["sparql"]).upper()
+    algebra = prepareQuery(q["sparql"]).algebra
+    kinds: set[str] = set()
+    if algebra.name == "SelectQuery" and len(algebra.get("PV") or ()) >= 2:
+        kinds.add("projections")
+    if re.search(r"\bORDER\s+BY\b", code) and not re.search(r"\bLIMIT\b", code):
+        kinds.add("unbounded-order")
+    if re.search(r"\bGROUP\s+BY\b", code):
+        kinds.add("per-entity-count")
+    if re.search(r"\bHAVING\b", code):
+        kinds.add("having")
+    if re.search(r"\bMINUS\b|!\s*BOUND\s*\(", code):
+        kinds.add("negation")
+    if q.get("answer") is False:
+        kinds.add("false-ask")
+    if re.search(r"\bXSD:DATE|\bYEAR\s*\(", code):
+        kinds.add("dates")
+    if re.search(r"\bOPTIONAL\b", code):
+        kinds.add("optional")
+    return kinds
+
+
+def test_test_split_spread() -> None:
+    """The held-out split covers the kinds the issue lists, with ASKs about half false."""
+    items = split_questions("test")
+    s = spread(items)
+    kinds = Counter(k for q in items for k in question_kinds(q))
+    for kind in ("projections", "unbounded-order", "per-entity-count", "having", "negation",
+                 "false-ask", "dates", "optional"):
+        assert kinds[kind] >= 3, (kind, kinds)
+    assert s["hops1"] >= 30 and s["hops2"] >= 5 and s["hops3+"] >= 2, s
+    asks = s.get("ask", 0)
+    assert 5 <= asks <= 12 and 2 <= kinds["false-ask"] <= asks - 2, (asks, kinds)
+    assert s.get("trap", 0) >= 5, s
+    assert s["sql"] == s["total"], "every test question has its SQL cross-check"
+
+
+def test_splits_share_no_ids_or_questions() -> None:
+    """Ids are unique across dev and test, and no test question repeats a dev question."""
+    def key(text: str) -> str:
+        return " ".join("".join(c if c.isalnum() else " " for c in text.casefold()).split())
+
+    dev, test = split_questions("dev"), split_questions("test")
+    assert not set(ids(dev)) & set(ids(test))
+    dev_texts = {key(q["question"]) for q in dev}
+    assert not [q["id"] for q in test if key(q["question"]) in dev_texts]
+    assert len({key(q["question"]) for q in test}) == len(test), "a test question is repeated"
 
 
 @pytest.mark.parametrize("q", questions(), ids=ids(questions()))

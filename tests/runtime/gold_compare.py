@@ -9,6 +9,7 @@ significant decimals (PostGIS and Ontop print doubles differently).
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from decimal import Decimal
 from pathlib import Path
@@ -63,3 +64,121 @@ def first_column(rows: Any) -> list[object]:
 
 def term_str(t: Term | None) -> str | None:
     return None if t is None else str(t)
+
+
+# ---------------------------------------------------------------- dev / test splits
+
+#: The split a question file holds, by file name: ``questions.jsonl`` is **dev** (the set
+#: the system's rules were written on); ``questions-test.jsonl`` is **test** (frozen, written
+#: from the ontology, the mappings and the data without reading the system).
+SPLIT_FILES = {"dev": "questions.jsonl", "test": "questions-test.jsonl"}
+
+
+def split_path(vkg: str, split: str) -> Path:
+    """``datasets/<vkg>/questions[-test].jsonl`` in the repository."""
+    from navqa.runtime.paths import repo_root
+
+    return repo_root() / "datasets" / vkg / SPLIT_FILES[split]
+
+
+def question_text_key(text: str) -> str:
+    """A question's text with case, punctuation and spacing removed (duplicate detection)."""
+    return " ".join("".join(c if c.isalnum() else " " for c in text.casefold()).split())
+
+
+def split_overlap(dev: list[dict[str, Any]], test: list[dict[str, Any]]) -> dict[str, Any]:
+    """What the test split shares with dev: ids and question texts (both must be empty)."""
+    dev_texts = {question_text_key(q["question"]): q["id"] for q in dev}
+    return {
+        "ids": sorted({q["id"] for q in dev} & {q["id"] for q in test}),
+        "texts": sorted((q["id"], dev_texts[k]) for q in test
+                        if (k := question_text_key(q["question"])) in dev_texts),
+    }
+
+
+_STRINGS = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
+_IRIS = re.compile(r"<[^<>\s]*>")
+
+
+def question_kinds(item: dict[str, Any]) -> set[str]:
+    """The kinds of question the held-out split must cover, read from the gold query.
+
+    ``projections`` (a SELECT projecting two or more variables), ``unbounded-order``
+    (``ORDER BY`` without ``LIMIT``), ``per-entity-count`` (``GROUP BY``), ``having``,
+    ``negation`` (``MINUS`` or ``!BOUND``), ``false-ask`` (recorded ``"answer": false``),
+    ``dates`` (``xsd:date``/``xsd:dateTime`` literals or ``YEAR(``), ``optional``. Strings
+    and IRIs are blanked first; ``tests/evaluation/test_npd_questions.py`` has the same
+    definition.
+    """
+    from rdflib.plugins.sparql import prepareQuery
+
+    code = _STRINGS.sub('""', _IRIS.sub("<>", item["sparql"])).upper()
+    algebra = prepareQuery(item["sparql"]).algebra
+    kinds: set[str] = set()
+    if algebra.name == "SelectQuery" and len(algebra.get("PV") or ()) >= 2:
+        kinds.add("projections")
+    if re.search(r"\bORDER\s+BY\b", code) and not re.search(r"\bLIMIT\b", code):
+        kinds.add("unbounded-order")
+    if re.search(r"\bGROUP\s+BY\b", code):
+        kinds.add("per-entity-count")
+    if re.search(r"\bHAVING\b", code):
+        kinds.add("having")
+    if re.search(r"\bMINUS\b|!\s*BOUND\s*\(", code):
+        kinds.add("negation")
+    if item.get("answer") is False:
+        kinds.add("false-ask")
+    if re.search(r"\bXSD:DATE|\bYEAR\s*\(", code):
+        kinds.add("dates")
+    if re.search(r"\bOPTIONAL\b", code):
+        kinds.add("optional")
+    return kinds
+
+
+HELD_OUT_KEYS = {"id", "question", "sparql", "hops", "features", "vkg", "sql", "trap", "note",
+                 "answer"}
+
+
+def held_out_problems(
+    dev: list[dict[str, Any]],
+    test: list[dict[str, Any]],
+    *,
+    vkg: str,
+    min_lines: int,
+    kinds: set[str],
+    object_properties: frozenset[str],
+) -> list[str]:
+    """Everything wrong with a VKG's held-out test split, as readable lines (empty: fine).
+
+    The split is disjoint from dev (ids, question texts), has at least ``min_lines`` lines
+    with ids ``<vkg>-tNNN``, an SQL cross-check on every line, ``hops`` and ``features`` equal
+    to the evaluation harness's reading of the gold query, ASK questions with at least one
+    recorded false answer, and at least one question of each of ``kinds``.
+    """
+    from rdflib.plugins.sparql import prepareQuery
+
+    from navqa.evaluation.shape import analyse_query
+
+    problems = [f"only {len(test)} lines"] if len(test) < min_lines else []
+    overlap = split_overlap(dev, test)
+    problems += [f"shared with dev: {k} {v}" for k, v in overlap.items() if v]
+    ids = [q["id"] for q in test]
+    problems += [f"duplicate id {i}" for i in sorted({i for i in ids if ids.count(i) > 1})]
+    texts = [question_text_key(q["question"]) for q in test]
+    if len(set(texts)) != len(texts):
+        problems.append("a test question is repeated")
+    for q in test:
+        qid = q["id"]
+        if not re.fullmatch(rf"{vkg}-t\d{{3}}", qid) or q["vkg"] != vkg:
+            problems.append(f"{qid}: id or vkg")
+        if not set(q) <= HELD_OUT_KEYS or "sql" not in q:
+            problems.append(f"{qid}: keys {sorted(set(q))}")
+        shape = analyse_query(q["sparql"], object_properties=object_properties)
+        if (q["hops"], set(q["features"])) != (shape.hops, set(shape.features)):
+            problems.append(f"{qid}: hops/features {q['hops']} {q['features']} != "
+                            f"{shape.hops} {sorted(shape.features)}")
+        is_ask = prepareQuery(q["sparql"]).algebra.name == "AskQuery"
+        if "answer" in q and not is_ask:
+            problems.append(f"{qid}: 'answer' on a SELECT")
+    found = {k for q in test for k in question_kinds(q)}
+    problems += [f"no question of kind {k}" for k in sorted(kinds - found)]
+    return problems

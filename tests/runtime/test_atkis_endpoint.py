@@ -9,13 +9,15 @@
 * what Ontop 5.1.2 gets wrong or refuses is pinned: ``geof:sfIntersects`` casts the
   EPSG:31467 coordinates to GEOGRAPHY (wrong answers, strict xfail), and ``geof:metricArea``
   & co. are not supported;
-* every gold query of ``datasets/atkis/questions.jsonl`` answers, and equals its ``sql``.
+* every gold query of ``datasets/atkis/questions.jsonl`` (dev) and of the frozen held-out
+  ``questions-test.jsonl`` (test) answers, and equals its ``sql``; the test split is
+  disjoint from dev and covers the question kinds of the held-out issue.
 """
 
 from __future__ import annotations
 
 import pytest
-from gold_compare import bag, load_questions
+from gold_compare import bag, held_out_problems, load_questions, split_path
 from rdflib.plugins.sparql import prepareQuery
 
 from navqa.errors import EndpointError
@@ -187,6 +189,7 @@ def test_geosparql_functions_ontop_5_1_2_refuses(atkis, function: str) -> None:
 
 
 QUESTIONS = load_questions(repo_root() / "datasets" / "atkis" / "questions.jsonl")
+TEST_QUESTIONS = load_questions(split_path("atkis", "test"))
 
 
 def test_question_file_is_well_formed() -> None:
@@ -204,11 +207,26 @@ def test_question_file_is_well_formed() -> None:
     assert sum("geof:" in q["sparql"] for q in QUESTIONS) >= 5
 
 
-@pytest.mark.parametrize("item", QUESTIONS, ids=[q["id"] for q in QUESTIONS])
+def test_held_out_split_is_well_formed(shared_dataset) -> None:
+    from navqa.offline.ontology_parser import parse_ontology
+
+    ontology = parse_ontology(shared_dataset("atkis").path("ontology"))
+    assert held_out_problems(
+        QUESTIONS, TEST_QUESTIONS, vkg="atkis", min_lines=20,
+        kinds={"projections", "unbounded-order", "per-entity-count", "having", "negation",
+               "false-ask", "optional"},
+        object_properties=frozenset(ontology.object_properties)) == []
+    assert sum("geof:" in q["sparql"] for q in TEST_QUESTIONS) >= 3
+    assert not [q["id"] for q in TEST_QUESTIONS if "geof:sfIntersects" in q["sparql"]]
+
+
+@pytest.mark.parametrize("item", QUESTIONS + TEST_QUESTIONS,
+                         ids=[q["id"] for q in QUESTIONS + TEST_QUESTIONS])
 def test_gold_query_answers(atkis, item: dict) -> None:
     result = atkis.endpoint.query(item["sparql"])
     if isinstance(result, AskResult):
         assert "ask" in item["features"]
+        assert result.value is item.get("answer", True), item["id"]
         if "sql" in item:
             assert result.value == bool(atkis.sql(item["sql"])[0][0])
         return
@@ -216,3 +234,15 @@ def test_gold_query_answers(atkis, item: dict) -> None:
     assert result.rows, f"{item['id']}: the gold query returned nothing"
     if "sql" in item:
         assert bag(result.rows) == bag(atkis.sql(item["sql"])), item["id"]
+
+
+WITH_TRAP = [q for q in QUESTIONS + TEST_QUESTIONS if "trap" in q]
+
+
+@pytest.mark.parametrize("item", WITH_TRAP, ids=[q["id"] for q in WITH_TRAP])
+def test_trap_is_silent(atkis, item: dict) -> None:
+    """The intuitive term a question tempts towards returns nothing (a silent failure)."""
+    trap = item["trap"]
+    as_class = atkis.endpoint.select(f"SELECT ?s WHERE {{ ?s a <{trap}> }} LIMIT 1")
+    as_property = atkis.endpoint.select(f"SELECT ?s WHERE {{ ?s <{trap}> ?o }} LIMIT 1")
+    assert not as_class.rows and not as_property.rows, f"{item['id']}: {trap} has data"

@@ -6,7 +6,9 @@
 * hand-written SPARQL over the GenEx vocabulary equals SQL written against the easyBgee
   tables (the mapping was read only to know which table backs which term);
 * the three tutorial queries and the SIB examples that fit a one-species subset answer;
-* every gold query of ``datasets/bgee/questions.jsonl`` answers, and equals its ``sql``.
+* every gold query of ``datasets/bgee/questions.jsonl`` (dev) and of the frozen held-out
+  ``questions-test.jsonl`` (test) answers, and equals its ``sql``; the test split is
+  disjoint from dev and covers the question kinds of the held-out issue.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from gold_compare import bag, load_questions, norm
+from gold_compare import bag, held_out_problems, load_questions, norm, split_path
 from rdflib import Graph, Namespace
 from rdflib.plugins.sparql import prepareQuery
 
@@ -173,6 +175,7 @@ def test_sib_examples_that_fit_the_subset(bgee) -> None:
 
 
 QUESTIONS = load_questions(repo_root() / "datasets" / "bgee" / "questions.jsonl")
+TEST_QUESTIONS = load_questions(split_path("bgee", "test"))
 
 
 def test_question_file_is_well_formed() -> None:
@@ -190,11 +193,24 @@ def test_question_file_is_well_formed() -> None:
     assert {f for q in QUESTIONS for f in q["features"]} == features
 
 
-@pytest.mark.parametrize("item", QUESTIONS, ids=[q["id"] for q in QUESTIONS])
+def test_held_out_split_is_well_formed(shared_dataset) -> None:
+    from navqa.offline.ontology_parser import parse_ontology
+
+    ontology = parse_ontology(shared_dataset("bgee").path("ontology"))
+    assert held_out_problems(
+        QUESTIONS, TEST_QUESTIONS, vkg="bgee", min_lines=30,
+        kinds={"projections", "unbounded-order", "per-entity-count", "having", "negation",
+               "false-ask", "optional"},
+        object_properties=frozenset(ontology.object_properties)) == []
+
+
+@pytest.mark.parametrize("item", QUESTIONS + TEST_QUESTIONS,
+                         ids=[q["id"] for q in QUESTIONS + TEST_QUESTIONS])
 def test_gold_query_answers(bgee, item: dict) -> None:
     result = bgee.endpoint.query(item["sparql"])
     if isinstance(result, AskResult):
         assert "ask" in item["features"]
+        assert result.value is item.get("answer", True), item["id"]
         if "sql" in item:
             assert result.value == bool(bgee.sql(item["sql"])[0][0])
         return
@@ -202,6 +218,18 @@ def test_gold_query_answers(bgee, item: dict) -> None:
     assert result.rows, f"{item['id']}: the gold query returned nothing"
     if "sql" in item:
         assert bag(result.rows) == bag(bgee.sql(item["sql"])), item["id"]
+
+
+WITH_TRAP = [q for q in QUESTIONS + TEST_QUESTIONS if "trap" in q]
+
+
+@pytest.mark.parametrize("item", WITH_TRAP, ids=[q["id"] for q in WITH_TRAP])
+def test_trap_is_silent(bgee, item: dict) -> None:
+    """The intuitive term a question tempts towards returns nothing (a silent failure)."""
+    trap = item["trap"]
+    as_class = bgee.endpoint.select(f"SELECT ?s WHERE {{ ?s a <{trap}> }} LIMIT 1")
+    as_property = bgee.endpoint.select(f"SELECT ?s WHERE {{ ?s <{trap}> ?o }} LIMIT 1")
+    assert not as_class.rows and not as_property.rows, f"{item['id']}: {trap} has data"
 
 
 def test_scores_are_string_literals(bgee) -> None:

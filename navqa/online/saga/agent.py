@@ -18,7 +18,7 @@ is spent.
 
 Both yield the usual events (``QuerySynthesized``/``QueryChecked``/``QueryExecuted``,
 ``PropertiesJudged`` for lookups, ``TypeStateUpdated``) and leave the final query and
-result in the :class:`~navqa.online.pipeline.AskState`.
+result in the :class:`~navqa.online.state.AskState`.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from navqa.model.events import (
     AgentStep,
     Answer,
     AnswerKind,
+    ErrorKind,
     Event,
     QueryRepaired,
     TypeStateUpdated,
@@ -43,11 +44,14 @@ from navqa.model.llm import Message
 from navqa.online.saga.repairs import OfflineRepairer
 from navqa.online.saga.tools import Executed, Tools, schema_filter
 from navqa.online.saga.typestate import TypeState
+from navqa.online.strategies import registry
 
 if TYPE_CHECKING:
-    from navqa.online.pipeline import AskState, Pipeline
+    from navqa.online.state import AskState
+    from navqa.online.strategies import Stages
 
-__all__ = ["AgentAction", "AgentSession", "run_agent"]
+__all__ = ["AgentAction", "AgentSession", "LLMAgent", "OfflineAgent", "current_session",
+           "run_agent", "type_state_for"]
 
 KNOWLEDGE_LOG = 6
 HISTORY_STEPS = 5
@@ -96,7 +100,7 @@ class AgentSession:
     turns: list[Turn] = field(default_factory=list)
     knowledge: list[str] = field(default_factory=list)
 
-    def ask(self, pipe: Pipeline, question: str) -> Answer:
+    def ask(self, pipe: Stages, question: str) -> Answer:
         """Answer ``question`` with the agent strategy inside this session."""
         token = _SESSION.set(self)
         try:
@@ -113,7 +117,13 @@ _SESSION: contextvars.ContextVar[AgentSession | None] = contextvars.ContextVar(
     "navqa_agent_session", default=None)
 
 
-def _theta(pipe: Pipeline, session: AgentSession) -> TypeState:
+def current_session() -> AgentSession | None:
+    """The :class:`AgentSession` whose :meth:`AgentSession.ask` is running, if any."""
+    return _SESSION.get()
+
+
+def type_state_for(pipe: Stages, session: AgentSession) -> TypeState:
+    """The session's Θ (a fresh one when the type state is switched off)."""
     pc = pipe.config.pipeline
     if session.theta is None or not pc.type_state:
         session.theta = TypeState(pipe.ctx, schema_filter(pipe), endpoint=pipe.endpoint,
@@ -122,11 +132,11 @@ def _theta(pipe: Pipeline, session: AgentSession) -> TypeState:
     return session.theta
 
 
-def run_agent(pipe: Pipeline, st: AskState, session: AgentSession | None = None
+def run_agent(pipe: Stages, st: AskState, session: AgentSession | None = None
               ) -> Iterator[Event]:
     """The agent strategy (see the module docstring)."""
-    session = session or _SESSION.get() or AgentSession()
-    theta = _theta(pipe, session)
+    session = session or current_session() or AgentSession()
+    theta = type_state_for(pipe, session)
     loop: LLMAgent | OfflineAgent
     if pipe.llm is not None:
         loop = LLMAgent(pipe, st, session, theta)
@@ -142,7 +152,7 @@ def run_agent(pipe: Pipeline, st: AskState, session: AgentSession | None = None
 class _Loop:
     method = "offline"
 
-    def __init__(self, pipe: Pipeline, st: AskState, session: AgentSession,
+    def __init__(self, pipe: Stages, st: AskState, session: AgentSession,
                  theta: TypeState) -> None:
         self.pipe = pipe
         self.st = st
@@ -174,7 +184,7 @@ class _Loop:
     def seed_theta(self) -> Iterator[Event]:
         """Θ from the answer-type prior and the grounded values (already in the state)."""
         theta = self.theta
-        at = self.st.extra.get("answer_type")
+        at = self.st.answer_type
         if self.pipe.config.pipeline.answer_type_prior and at is not None:
             ev = theta.set_answer_type(at.cls)
             if ev:
@@ -206,13 +216,13 @@ class _Loop:
         if final is None:
             if self.st.error is None:
                 self.st.error = "the agent did not execute any query"
-                self.st.error_kind = "AgentNoQuery"
+                self.st.error_kind = ErrorKind.AGENT_NO_QUERY
             return
         self.st.sparql, self.st.result = final.sparql, final.result
         self.st.error = None
 
     def boolean(self) -> bool:
-        at = self.st.extra.get("answer_type")
+        at = self.st.answer_type
         return bool(self.pipe.config.pipeline.answer_type_prior and at is not None
                     and at.kind is AnswerKind.BOOLEAN)
 
@@ -241,8 +251,7 @@ class OfflineAgent(_Loop):
                         seconds=time.perf_counter() - t)
         if not ex.ok:
             st.error = ex.error
-            st.error_kind = "UnmappedTermError" if "no data" in (ex.error or "") else \
-                "QueryCheckError"
+            st.error_kind = ex.error_kind
             return
         self.record(ex)
         self.note(("[fail] empty: " + (ex.findings[0].message if ex.findings else "no cause"))
@@ -285,7 +294,7 @@ class OfflineAgent(_Loop):
                 self.note(f"[ok] {cand.kind} repaired the empty result")
                 return
             self.note(f"[fail] {cand.kind}: {cand.reason[:80]}")
-        self.st.extra["repair_probes"] = rep.probes
+        self.st.repair_probes = rep.probes
 
     @staticmethod
     def is_ask(ex: Executed) -> bool:
@@ -349,7 +358,7 @@ class LLMAgent(_Loop):
 
     method = "llm"
 
-    def __init__(self, pipe: Pipeline, st: AskState, session: AgentSession,
+    def __init__(self, pipe: Stages, st: AskState, session: AgentSession,
                  theta: TypeState) -> None:
         super().__init__(pipe, st, session, theta)
         self.history: list[tuple[AgentAction, str]] = []
@@ -357,7 +366,7 @@ class LLMAgent(_Loop):
 
     def prompt(self) -> str:
         ctx = self.pipe.ctx
-        at = self.st.extra.get("answer_type")
+        at = self.st.answer_type
         if self.pipe.config.pipeline.answer_type_prior and at is not None:
             cls = f" ({ctx.compact(at.cls)})" if at.cls else ""
             answer = f"{at.kind.value}{cls}"
@@ -466,3 +475,6 @@ def _strip_fences(text: str) -> str:
         if t.lower().startswith("sparql"):
             t = t[6:]
     return t.strip()
+
+
+registry.register("agent", run_agent)

@@ -228,12 +228,13 @@ def _literal_datatypes(ctx: SchemaContext, theta: TypeState, qt: QueryText,
                 f"{ctx.compact(prop)} holds {want} values, but the query gives it "
                 f"{tp.o.text} ({k})", triple=tp.index, prop=prop, stored=want))
     # FILTER comparisons ?v op literal
+    from navqa.errors import SparqlSyntaxError
     from navqa.online.check import parse
 
     try:
         algebra = parse(sparql)
-    except Exception:
-        return out
+    except SparqlSyntaxError:
+        return out  # the text-level findings above are all a broken query gets
     found: list[tuple[str, Literal]] = []
 
     def visit(node: object) -> None:
@@ -250,7 +251,7 @@ def _literal_datatypes(ctx: SchemaContext, theta: TypeState, qt: QueryText,
             for v in node:
                 visit(v)
 
-    visit(algebra.algebra)  # type: ignore[attr-defined]
+    visit(algebra.algebra)
     for var, constant in found:
         prop = value_of.get(var)
         if prop is None:

@@ -16,29 +16,31 @@ from typing import TYPE_CHECKING
 
 from navqa.model.events import Event
 from navqa.online.saga.agent import (
-    _SESSION,
     AgentAction,
     AgentSession,
     LLMAgent,
     OfflineAgent,
-    _theta,
+    current_session,
+    type_state_for,
 )
 from navqa.online.saga.tools import Executed
+from navqa.online.strategies import registry
 
 if TYPE_CHECKING:
-    from navqa.online.pipeline import AskState, Pipeline
+    from navqa.online.state import AskState
+    from navqa.online.strategies import Stages
 
 __all__ = ["repair_empty"]
 
 
-def repair_empty(pipe: Pipeline, st: AskState) -> Iterator[Event]:
+def repair_empty(pipe: Stages, st: AskState) -> Iterator[Event]:
     """Try to repair ``st.sparql``, whose result was empty (see the module docstring)."""
     attempts = pipe.config.pipeline.repair_attempts
     if attempts <= 0 or st.sparql is None or st.result is None or not st.result.is_empty:
         return
     original = (st.sparql, st.result)
-    session = _SESSION.get() or AgentSession()
-    theta = _theta(pipe, session)
+    session = current_session() or AgentSession()
+    theta = type_state_for(pipe, session)
     loop: LLMAgent | OfflineAgent
     loop = LLMAgent(pipe, st, session, theta) if pipe.llm is not None else \
         OfflineAgent(pipe, st, session, theta)
@@ -63,3 +65,6 @@ def repair_empty(pipe: Pipeline, st: AskState) -> Iterator[Event]:
     else:
         st.sparql, st.result = original
     st.error = None
+
+
+registry.register_repair(repair_empty)

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 from navqa.errors import EndpointError, EndpointUnreachableError
 from navqa.model.events import (
     Candidate,
+    ErrorKind,
     Event,
     PropertiesJudged,
     QueryChecked,
@@ -49,7 +50,8 @@ from navqa.online.saga.typefilter import TypeFilter, make_type_filter
 from navqa.online.saga.typestate import TypeState
 
 if TYPE_CHECKING:
-    from navqa.online.pipeline import AskState, Pipeline
+    from navqa.online.state import AskState
+    from navqa.online.strategies import Stages
 
 __all__ = ["Tools", "Executed", "schema_filter"]
 
@@ -59,7 +61,7 @@ ROWS_SHOWN = 5
 _filters: weakref.WeakKeyDictionary[object, TypeFilter] = weakref.WeakKeyDictionary()
 
 
-def schema_filter(pipe: Pipeline) -> TypeFilter:
+def schema_filter(pipe: Stages) -> TypeFilter:
     """The pipeline's TypeFilter (its schema index), also when filtering is switched off."""
     f = pipe.candidate_filter
     if isinstance(f, TypeFilter):
@@ -80,6 +82,7 @@ class Executed:
     ok: bool
     result: QueryResult | None = None
     error: str | None = None
+    error_kind: ErrorKind | None = None
     findings: list[Finding] = field(default_factory=list)
 
     @property
@@ -101,7 +104,7 @@ class Tools:
         method: ``llm`` or ``offline`` (recorded on the events).
     """
 
-    def __init__(self, pipe: Pipeline, st: AskState, theta: TypeState, method: str) -> None:
+    def __init__(self, pipe: Stages, st: AskState, theta: TypeState, method: str) -> None:
         self.pipe = pipe
         self.ctx = pipe.ctx
         self.st = st
@@ -313,6 +316,8 @@ class Tools:
                                    repaired=res.repaired, seconds=time.perf_counter() - t0))
         sparql = res.sparql
         if not res.ok:
+            kind = ErrorKind.UNMAPPED_TERM if res.unmapped or res.unknown \
+                else ErrorKind.QUERY_CHECK
             if res.unmapped or res.unknown:
                 alts = sorted({ctx.compact(a) for t in res.unmapped + res.unknown
                                for a in res.alternatives.get(t, [])})
@@ -322,7 +327,7 @@ class Tools:
             else:
                 issues = [i for i in res.issues if "has no mapping" not in i]
                 obs = "[REFUSED] " + "; ".join(issues)
-            return Executed(sparql, False, error=obs), obs, events
+            return Executed(sparql, False, error=obs, error_kind=kind), obs, events
         events += self.theta.observe_query(sparql)
         t1 = time.perf_counter()
         try:
@@ -333,7 +338,7 @@ class Tools:
             events.append(QueryExecuted(sparql=sparql, rows=0, empty=False,
                                         seconds=time.perf_counter() - t1))
             obs = f"[ERROR] the endpoint failed: {str(e)[:300]}"
-            return Executed(sparql, False, error=obs), obs, events
+            return Executed(sparql, False, error=obs, error_kind=ErrorKind.of(e)), obs, events
         rows = len(result) if hasattr(result, "__len__") else 1
         events.append(QueryExecuted(sparql=sparql, rows=rows, empty=result.is_empty,
                                     seconds=time.perf_counter() - t1))
