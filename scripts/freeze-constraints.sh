@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Rewrite requirements/constraints.txt from the current .venv (after `pip install -e '.[dev,docker]'`).
+# Rewrite requirements/constraints.txt from the current .venv (after `pip install -e '.[dev,docker,serve]'`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 {
