@@ -25,8 +25,10 @@ test: setup
 bench: setup
 	.venv/bin/python bench/bench_runtime.py --vkg npd
 	.venv/bin/python bench/bench_index.py --vkg npd
+	.venv/bin/python bench/bench_large_ontology.py
 	.venv/bin/python bench/bench_online.py --vkg npd --llm-vkg demo
 	.venv/bin/python bench/bench_datasets.py
+	.venv/bin/python bench/bench_startup.py --vkg demo --compare-st
 
 lint:
 	.venv/bin/ruff check navqa tests

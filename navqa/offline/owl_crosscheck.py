@@ -24,6 +24,7 @@ from rdflib.namespace import OWL, RDF
 from navqa.errors import OntologyParseError
 from navqa.model.iri import IRI
 from navqa.model.ontology import Ontology
+from navqa.offline.ontology_parser import lean_graph
 
 __all__ = ["Disagreement", "crosscheck_with_owlready"]
 
@@ -63,7 +64,7 @@ def crosscheck_with_owlready(ontology: Ontology, graph: Graph) -> list[Disagreem
     world = owlready2.World()
     # The imports navqa followed are merged into ``graph`` already; owlready2 would try to
     # download every owl:imports IRI, so those triples are not handed over.
-    handed = Graph(bind_namespaces="none")
+    handed = lean_graph()
     handed += (t for t in graph if t[1] != OWL.imports)
     data = handed.serialize(format="nt", encoding="utf-8")
     symmetric = {str(s) for s in graph.subjects(RDF.type, OWL.SymmetricProperty)}

@@ -16,7 +16,6 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from navqa.backends.protocols import LLM, Embedder, Reranker, SparqlEndpoint
@@ -26,17 +25,20 @@ from navqa.errors import (
     EndpointError,
     EndpointUnreachableError,
     LLMError,
+    NavqaError,
     QueryCheckError,
 )
+from navqa.model.cost import CostVerdict
 from navqa.model.events import (
     Answer,
     Answered,
     AnswerTypePredicted,
+    ErrorKind,
     Event,
     Linked,
-    Mentions,
     MentionsExtracted,
     QueryChecked,
+    QueryCostChecked,
     QueryExecuted,
     QuerySynthesized,
     ScoredTerm,
@@ -47,21 +49,23 @@ from navqa.model.events import (
 )
 from navqa.model.iri import IRI
 from navqa.model.llm import Message, Response
-from navqa.model.terms import QueryResult
 from navqa.offline.artifacts import IndexBundle
 from navqa.online.answer_type import offline_answer_type
 from navqa.online.check import CheckResult, check_query
 from navqa.online.context import SchemaContext
+from navqa.online.cost import CostGuard, costly_suggestion
 from navqa.online.expansion import CandidateFilter, Scorer, Subgraph, expand
 from navqa.online.judge import Judge, LLMJudge, OfflineJudge
-from navqa.online.linking import Linking, link
+from navqa.online.linking import link
 from navqa.online.mentions import LLMMentionExtractor, extract_mentions
+from navqa.online.state import AskState
+from navqa.online.strategies import STRATEGIES, Stages, StrategyRegistry, registry
 from navqa.online.synth_llm import LLMSynthesizer
 from navqa.online.synth_offline import OfflineSynthesizer
-from navqa.online.values import CategoricalVocabulary, GroundedValue, ground_values
+from navqa.online.values import CategoricalVocabulary, ground_mentions
 from navqa.online.verbalize import compact_listing, verbalize
 
-STRATEGIES = ("navqa", "agent", "cot", "sparqlgen")
+__all__ = ["STRATEGIES", "AskState", "CountingLLM", "Pipeline", "run_navqa"]
 
 
 class CountingLLM:
@@ -108,26 +112,6 @@ class CountingLLM:
         return resp
 
 
-@dataclass
-class AskState:
-    """Everything one question accumulates; strategies and repairs read and extend it."""
-
-    question: str
-    events: list[Event] = field(default_factory=list)
-    mentions: Mentions | None = None
-    linking: Linking | None = None
-    groundings: list[GroundedValue] = field(default_factory=list)
-    subgraphs: dict[IRI, Subgraph] = field(default_factory=dict)
-    verbalized: dict[IRI, str] = field(default_factory=dict)
-    chosen: IRI | None = None
-    sparql: str | None = None
-    result: QueryResult | None = None
-    error: str | None = None
-    error_kind: str | None = None
-    check: CheckResult | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
 class Pipeline:
     """NaVQA's online stage over one VKG.
 
@@ -137,12 +121,24 @@ class Pipeline:
         config: navqa configuration (``pipeline`` section: top-k, depth, switches).
         llm: The LLM, or ``None`` for the offline backend.
         reranker: Subgraph reranker (defaults from config: cross-encoder, LLM or bi-encoder).
+        strategies: Where strategies are looked up by name (the process-wide registry of
+            :mod:`navqa.online.strategies` by default).
+        cost_guard: When given, every query is estimated before it runs and a
+            :class:`~navqa.model.events.QueryCostChecked` event says whether the database
+            expects it to explode (the query still runs; ``ask`` warns).
+
+    The pipeline is shared by concurrent questions (``navqa eval`` workers, the service):
+    everything a question accumulates lives in its own :class:`AskState`, never on
+    ``self``; what is on ``self`` is built once and read-only afterwards.
     """
 
     def __init__(self, ctx: SchemaContext, endpoint: SparqlEndpoint, config: NavqaConfig, *,
-                 llm: LLM | None = None, reranker: Reranker | None = None) -> None:
+                 llm: LLM | None = None, reranker: Reranker | None = None,
+                 strategies: StrategyRegistry | None = None,
+                 cost_guard: CostGuard | None = None) -> None:
         self.ctx = ctx
         self.endpoint = endpoint
+        self.cost_guard = cost_guard
         self.config = config
         self.llm = CountingLLM(llm) if llm is not None else None
         if reranker is None:
@@ -154,6 +150,9 @@ class Pipeline:
         self.vocabulary = CategoricalVocabulary(ctx, endpoint,
                                                 timeout=config.runtime.query_timeout_s)
         self.candidate_filter: CandidateFilter | None = self._make_filter()
+        self.strategies = strategies if strategies is not None else registry
+        self._full_ctx: SchemaContext | None = None
+        self._full_ctx_lock = threading.Lock()
 
     # -- construction ------------------------------------------------------------------
 
@@ -163,9 +162,9 @@ class Pipeline:
                    reranker: Reranker | None = None) -> Pipeline:
         """A pipeline over a loaded index (see :func:`navqa.offline.artifacts.load_index`)."""
         if embedder is None:
-            from navqa.backends.embedder_st import SentenceTransformerEmbedder
+            from navqa.backends.embedder_factory import make_embedder
 
-            embedder = SentenceTransformerEmbedder.from_config(config.embedder)
+            embedder = make_embedder(config.embedder)
         ctx = SchemaContext(bundle, embedder,
                             use_active_ontology=config.pipeline.use_active_ontology)
         return cls(ctx, endpoint, config, llm=llm, reranker=reranker)
@@ -178,12 +177,12 @@ class Pipeline:
         Builds the index when it is missing or stale; the LLM comes from the config
         (``None`` — the offline backend — when none is configured).
         """
-        from navqa.backends.embedder_st import SentenceTransformerEmbedder
+        from navqa.backends.embedder_factory import make_embedder
         from navqa.backends.llm_factory import make_llm
         from navqa.backends.sparql_http import HttpSparqlEndpoint
         from navqa.offline.artifacts import ensure_index
 
-        emb = embedder or SentenceTransformerEmbedder.from_config(config.embedder)
+        emb = embedder or make_embedder(config.embedder)
         llm = make_llm(config)
         bundle = ensure_index(config, running.dataset, embedder=emb, llm=llm, progress=progress)
         endpoint = HttpSparqlEndpoint(running.url, timeout=config.runtime.query_timeout_s)
@@ -193,18 +192,17 @@ class Pipeline:
         """A context over the whole ontology T (baselines and "w/o AOC"), built once."""
         if not self.ctx.use_active:
             return self.ctx
-        if not hasattr(self, "_full_ctx"):
-            self._full_ctx = SchemaContext(self.ctx.bundle, self.ctx.embedder,
-                                           use_active_ontology=False)
-        return self._full_ctx
+        with self._full_ctx_lock:
+            if self._full_ctx is None:
+                self._full_ctx = SchemaContext(self.ctx.bundle, self.ctx.embedder,
+                                               use_active_ontology=False)
+            return self._full_ctx
 
     def _make_filter(self) -> CandidateFilter | None:
         if not self.config.pipeline.type_filter:
             return None
-        try:
-            from navqa.online.saga.typefilter import make_type_filter
-        except ModuleNotFoundError:
-            return None
+        from navqa.online.saga.typefilter import make_type_filter
+
         return make_type_filter(self.ctx, endpoint=self.endpoint,
                                 cache_dir=self.config.runtime.cache_dir)
 
@@ -226,9 +224,7 @@ class Pipeline:
             EndpointUnreachableError: a dead endpoint stops everything (never "no answer").
             ConfigError: unknown strategy, or a strategy that needs an LLM without one.
         """
-        if strategy not in STRATEGIES:
-            raise ConfigError(f"unknown strategy {strategy!r}; choose from "
-                              f"{', '.join(STRATEGIES)}")
+        run = self.strategies.get(strategy)
         question = question.strip()
         if not question:
             raise ConfigError("the question is empty")
@@ -236,26 +232,15 @@ class Pipeline:
             self.llm.reset()
         st = AskState(question)
         t0 = time.perf_counter()
-        gen: Iterator[Event]
-        if strategy == "navqa":
-            gen = self._navqa(st)
-        elif strategy == "agent":
-            from navqa.online.saga.agent import run_agent
-
-            gen = run_agent(self, st)
-        else:
-            from navqa.online.baselines import run_baseline
-
-            gen = run_baseline(self, st, strategy)
         try:
-            for ev in gen:
+            for ev in run(self, st):
                 st.events.append(ev)
                 yield ev
         except EndpointUnreachableError:
             raise
         except (LLMError, QueryCheckError) as e:
             st.error = str(e)
-            st.error_kind = type(e).__name__
+            st.error_kind = ErrorKind.of(e)
         timings: dict[str, float] = {}
         for ev in st.events:
             timings[ev.stage] = timings.get(ev.stage, 0.0) + ev.seconds
@@ -275,7 +260,7 @@ class Pipeline:
         pc = self.config.pipeline
         t = time.perf_counter()
         if self.llm is not None:
-            st.mentions, st.extra["answer_hint"] = LLMMentionExtractor(self.llm)(st.question)
+            st.mentions, st.answer_hint = LLMMentionExtractor(self.llm)(st.question)
             method = "llm"
         else:
             st.mentions = extract_mentions(st.question)
@@ -294,10 +279,10 @@ class Pipeline:
         """SAGA's answer-type prior (boosts ranking only)."""
         assert st.mentions is not None and st.linking is not None
         t = time.perf_counter()
-        hint = st.extra.get("answer_hint")
+        hint = st.answer_hint
         at = offline_answer_type(self.ctx, st.question, st.mentions, hint=hint)
         method = "llm" if hint is not None else "offline"
-        st.extra["answer_type"] = at
+        st.answer_type = at
         if at.cls is not None and all(c.iri != at.cls for c in st.linking.classes):
             st.linking.classes.append(ScoredTerm(at.cls, at.score, self.ctx.label(at.cls)))
         yield AnswerTypePredicted(kind=at.kind, cls=at.cls, label=at.phrase,
@@ -311,10 +296,12 @@ class Pipeline:
             yield ValuesGrounded(groundings=(), enabled=False)
             return
         t = time.perf_counter()
-        st.groundings, probes = ground_values(self.ctx, self.endpoint, list(st.mentions.values),
-                                              timeout=self.config.runtime.query_timeout_s)
+        grounding = ground_mentions(self.ctx, self.endpoint, list(st.mentions.values),
+                                    timeout=self.config.runtime.query_timeout_s)
+        st.groundings, probes = grounding.found, grounding.probes
+        st.ungrounded = grounding.missing
         if st.linking is not None:
-            at = st.extra.get("answer_type")
+            at = st.answer_type
             classes = list(dict.fromkeys([*([at.cls] if at is not None and at.cls else []),
                                           *(c.iri for c in st.linking.classes[:3])]))
             named = {g.mention.text.lower() for g in st.groundings}
@@ -322,8 +309,11 @@ class Pipeline:
                 self.ctx.label(x.iri) for x in st.linking.properties if x.score >= 0.45}
             extra, more = self.vocabulary.match(st.question, classes, vocab)
             st.groundings += [g for g in extra if g.mention.text.lower() not in named]
+            # a categorical value the question spells out inside a name grounds that name
+            st.ungrounded = [u for u in st.ungrounded if not any(
+                g.stored.lower() in u.mention.text.lower() for g in extra)]
             probes += more
-        at = st.extra.get("answer_type")
+        at = st.answer_type
         if st.linking is not None and at is not None and at.attribute and at.cls is None:
             # "What is the population of Dunmere?": the answer hangs off the named thing.
             for g in st.groundings:
@@ -331,6 +321,7 @@ class Pipeline:
                     if all(x.iri != c for x in st.linking.classes) and self.ctx.allowed(c):
                         st.linking.classes.append(ScoredTerm(c, 0.0, self.ctx.label(c)))
         yield ValuesGrounded(groundings=tuple(g.event(probes) for g in st.groundings),
+                             ungrounded=tuple(u.event() for u in st.ungrounded),
                              seconds=time.perf_counter() - t)
 
     def _scorer(self, st: AskState) -> Scorer:
@@ -398,7 +389,7 @@ class Pipeline:
         scores = self.reranker.score(st.question, texts)
         anchors = {c for g in st.groundings for c in g.classes}
         final: list[ScoredTerm] = []
-        at = st.extra.get("answer_type")
+        at = st.answer_type
         sup = self.ctx.ontology.superclasses
         for r, s in zip(roots, scores, strict=True):
             total = float(s)
@@ -431,8 +422,9 @@ class Pipeline:
             method = "llm"
         else:
             sparql, plan = self.offline_synth(st.question, st.mentions, st.linking,
-                                              st.groundings, st.subgraphs[st.chosen])
-            st.extra["plan"] = plan
+                                              st.groundings, st.subgraphs[st.chosen],
+                                              ungrounded=st.ungrounded)
+            st.plan = plan
             method = "offline"
         yield QuerySynthesized(sparql=sparql, method=method,  # type: ignore[arg-type]
                                seconds=time.perf_counter() - t)
@@ -453,6 +445,8 @@ class Pipeline:
     def execute(self, st: AskState) -> Iterator[Event]:
         """Run the checked query; endpoint failures other than 'unreachable' become errors."""
         assert st.sparql is not None
+        if self.cost_guard is not None:
+            yield _cost_event(self.cost_guard, st.sparql)
         t = time.perf_counter()
         try:
             st.result = self.endpoint.query(st.sparql,
@@ -463,38 +457,54 @@ class Pipeline:
         except EndpointError as e:
             st.result = None
             st.error = str(e)
-            st.error_kind = type(e).__name__
-            st.extra["execution_error"] = e
+            st.error_kind = ErrorKind.of(e)
+            st.execution_error = e
         rows = 0 if st.result is None else (len(st.result) if hasattr(st.result, "__len__")
                                             else 1)
         yield QueryExecuted(sparql=st.sparql, rows=rows,
                             empty=st.result is not None and st.result.is_empty,
                             seconds=time.perf_counter() - t)
 
-    def _navqa(self, st: AskState) -> Iterator[Event]:
-        yield from self.extract(st)
-        yield from self.ground(st)
-        yield from self.expand_all(st)
-        yield from self.rerank(st)
-        yield from self.synthesize(st)
-        yield from self.check(st)
-        assert st.check is not None
-        if not st.check.ok and self.llm is not None:
-            yield from self.synthesize(st, feedback=_feedback(self.ctx, st.check))
-            yield from self.check(st)
-        if not st.check.ok:
-            st.error = _refusal(self.ctx, st.check)
-            st.error_kind = "UnmappedTermError" if (st.check.unmapped or st.check.unknown) \
-                else "SparqlSyntaxError"
-            return
-        yield from self.execute(st)
-        if st.result is not None and st.result.is_empty and \
-                self.config.pipeline.repair_attempts > 0:
-            try:
-                from navqa.online.saga.repair import repair_empty
-            except ModuleNotFoundError:
-                return
-            yield from repair_empty(self, st)
+
+def _cost_event(guard: CostGuard, sparql: str) -> QueryCostChecked:
+    """The guard's verdict as an event; a query Ontop cannot reformulate (or PostgreSQL
+    cannot explain) is said so and still runs, so that its own failure is reported."""
+    t = time.perf_counter()
+    try:
+        check = guard.check(sparql)
+    except EndpointUnreachableError:
+        raise
+    except NavqaError as e:
+        return QueryCostChecked(sparql=sparql, verdict=CostVerdict.UNKNOWN.value,
+                                summary=f"no cost estimate: {str(e).splitlines()[0]}",
+                                seconds=time.perf_counter() - t)
+    return QueryCostChecked(
+        sparql=sparql, verdict=check.verdict.value, summary=check.summary(),
+        total_cost=check.estimate.total_cost if check.estimate is not None else None,
+        suggestion=costly_suggestion(check) if check.costly else None,
+        seconds=time.perf_counter() - t)
+
+
+def run_navqa(pipe: Stages, st: AskState) -> Iterator[Event]:
+    """NaVQA's strategy: extract, ground, expand, rerank, synthesize, check, execute, repair."""
+    yield from pipe.extract(st)
+    yield from pipe.ground(st)
+    yield from pipe.expand_all(st)
+    yield from pipe.rerank(st)
+    yield from pipe.synthesize(st)
+    yield from pipe.check(st)
+    assert st.check is not None
+    if not st.check.ok and pipe.llm is not None:
+        yield from pipe.synthesize(st, feedback=_feedback(pipe.ctx, st.check))
+        yield from pipe.check(st)
+    if not st.check.ok:
+        st.error = _refusal(pipe.ctx, st.check)
+        st.error_kind = ErrorKind.UNMAPPED_TERM if (st.check.unmapped or st.check.unknown) \
+            else ErrorKind.SPARQL_SYNTAX
+        return
+    yield from pipe.execute(st)
+    if st.result is not None and st.result.is_empty and pipe.config.pipeline.repair_attempts > 0:
+        yield from registry.repair()(pipe, st)
 
 
 def _feedback(ctx: SchemaContext, res: CheckResult) -> str:
@@ -547,3 +557,6 @@ def _lineage_closure(ctx: SchemaContext, nodes: set[IRI]) -> set[IRI]:
     for n in nodes:
         out |= ctx.ontology.superclasses(n) | ctx.ontology.subclasses(n)
     return out
+
+
+registry.register("navqa", run_navqa)
