@@ -32,9 +32,12 @@ missing=()
 has psql || missing+=(postgresql-client)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || has initdb || missing+=(postgresql)
 has mvn || missing+=(maven)
-{ has mariadbd || [ -x /usr/sbin/mariadbd ]; } || missing+=(mariadb-server)
-has chromium || missing+=(chromium)
-has chromedriver || missing+=(chromium-driver)
+# The test-only servers and browser are installed with their recommended packages, as they
+# were when their tests were written (fonts for chromium, helper tools for MariaDB).
+with_recommends=()
+{ has mariadbd || [ -x /usr/sbin/mariadbd ]; } || with_recommends+=(mariadb-server)
+has chromium || with_recommends+=(chromium)
+has chromedriver || with_recommends+=(chromium-driver)
 { has java && has javac; } || missing+=(openjdk-17-jdk-headless)
 if [ "${NAVQA_SKIP_POSTGIS:-0}" != 1 ]; then
   { has shp2pgsql && has pgsql2shp; } || missing+=(postgis)
@@ -46,13 +49,18 @@ fi
 if [ ! -x .venv/bin/python ] && ! "$PY" -c 'import ensurepip' >/dev/null 2>&1; then
   case "$(command -v "$PY" || true)" in /usr/bin/*|/bin/*) missing+=(python3-venv) ;; esac
 fi
-if [ ${#missing[@]} -gt 0 ]; then
-  log "installing system packages: ${missing[*]}"
+if [ ${#missing[@]} -gt 0 ] || [ ${#with_recommends[@]} -gt 0 ]; then
+  log "installing system packages: ${missing[*]} ${with_recommends[*]}"
   if [ "$(id -u)" = 0 ]; then SUDO=""; elif command -v sudo >/dev/null; then SUDO="sudo"; else
     log "need root or sudo to install: ${missing[*]}"; exit 1; fi
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -qq
-  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  if [ ${#missing[@]} -gt 0 ]; then
+    $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+  if [ ${#with_recommends[@]} -gt 0 ]; then
+    $SUDO apt-get install -y -qq "${with_recommends[@]}" >/dev/null
+  fi
   # PostGIS only matches the server version once postgresql itself is installed.
   pgver=$(pg_newest)
   if [ "${NAVQA_SKIP_POSTGIS:-0}" != 1 ] && [ ! -f "/usr/share/postgresql/$pgver/extension/postgis.control" ]; then
