@@ -72,6 +72,7 @@ def suggest(
 
     if out is not None:
         writable_file(out, "--out")
+    read_text_file(log, what="log file")  # not UTF-8: say where, before anything loads
     chosen = resolve(ctx, vkg, ontology, mapping, properties, catalog, lenses, endpoint)
     source, cfg = chosen.source, chosen.config
     name = source.name
@@ -80,7 +81,6 @@ def suggest(
         raise typer.BadParameter(f"{name}: navqa suggest reads the schema of your PostgreSQL "
                                  "database (read-only); give -p/--properties FILE with a "
                                  "jdbc:postgresql: URL", param_hint="-p/--properties")
-    read_text_file(log, what="log file")  # not UTF-8: say where, before anything loads
     entries = read_log(log)
     bundle = load_bundle(cfg, source)
     with status("loading the embedder"):
