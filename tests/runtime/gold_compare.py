@@ -107,8 +107,7 @@ def question_kinds(item: dict[str, Any]) -> set[str]:
     (``ORDER BY`` without ``LIMIT``), ``per-entity-count`` (``GROUP BY``), ``having``,
     ``negation`` (``MINUS`` or ``!BOUND``), ``false-ask`` (recorded ``"answer": false``),
     ``dates`` (``xsd:date``/``xsd:dateTime`` literals or ``YEAR(``), ``optional``. Strings
-    and IRIs are blanked first; ``tests/evaluation/test_npd_questions.py`` has the same
-    definition.
+    and IRIs are blanked first; ``tests/evaluation/test_npd_questions.py`` uses it too.
     """
     from rdflib.plugins.sparql import prepareQuery
 
