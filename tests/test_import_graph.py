@@ -113,16 +113,26 @@ def test_the_strategies_do_not_import_the_pipeline() -> None:
         assert name not in _imports(pipeline, MODULES[pipeline]), name
 
 
-def test_no_private_name_is_imported_across_the_online_stage() -> None:
-    offenders = []
-    for name, path in MODULES.items():
-        if not name.startswith("navqa.online"):
-            continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("navqa"):
-                offenders += [f"{name}: {node.module}.{a.name}" for a in node.names
-                              if a.name.startswith("_") and not a.name.startswith("__")]
+def _private_imports(name: str, source: str) -> list[str]:
+    """The ``_private`` names ``name`` imports from another navqa module (absolute or relative)."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and (
+                node.level or (node.module or "").startswith("navqa")):
+            out += [f"{name}: {'.' * node.level}{node.module or ''}.{a.name}" for a in node.names
+                    if a.name.startswith("_") and not a.name.startswith("__")]
+    return out
+
+
+def test_no_private_name_is_imported_across_modules() -> None:
+    offenders = [o for name, path in MODULES.items()
+                 for o in _private_imports(name, path.read_text(encoding="utf-8"))]
     assert not offenders, offenders
+
+
+def test_the_private_import_finder_finds_one() -> None:
+    src = "from navqa.model.template import IriTemplate, _tokens\nfrom .x import _y, __all__\n"
+    assert _private_imports("m", src) == ["m: navqa.model.template._tokens", "m: .x._y"]
 
 
 @pytest.mark.parametrize("name", sorted(n for n in MODULES if not n.endswith("__main__")))

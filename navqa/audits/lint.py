@@ -70,14 +70,25 @@ from rdflib.term import Variable
 from navqa.audits.shapes import Shape, ShapeIndex, ShapeKind
 from navqa.audits.sparql import Branch, Locator, Triple, Walk, branches, iter_exprs, node_name
 from navqa.backends.protocols import Embedder
-from navqa.model.iri import IRI, OWL_THING, RDF, RDF_TYPE, RDFS, XSD, compact
+from navqa.model.iri import IRI, OWL_THING, RDF_TYPE, XSD, compact
+from navqa.model.xsd import (
+    LANG_STRING,
+    XSD_STRING,
+    XsdFamily,
+    family,
+    is_valid_lexical,
+    sparql_literal,
+    xsd_type,
+)
 from navqa.offline.artifacts import IndexBundle
 from navqa.online.sparql_analysis import (
+    TermStatus,
+    as_comparison,
     nearest_alternatives,
     rank_alternatives,
+    term_status,
     used_terms,
     vocabulary_namespaces,
-    vocabulary_term,
 )
 
 __all__ = [
@@ -188,50 +199,34 @@ class LintResult:
 
 # -- datatypes -------------------------------------------------------------------------------
 
-_NUMERIC = {XSD + t for t in ("integer", "int", "long", "short", "byte", "decimal", "double",
-                              "float", "nonNegativeInteger", "positiveInteger",
-                              "negativeInteger", "nonPositiveInteger", "unsignedInt",
-                              "unsignedLong", "unsignedShort", "unsignedByte")}
-_STRING = {XSD + "string", XSD + "normalizedString", XSD + "token", RDFS + "Literal"}
-
-
-def _category(dt: str | None) -> str | None:
-    """A coarse family of a datatype: string, lang, numeric, date, datetime, time, year,
-    boolean, or ``None`` (unknown / other)."""
-    if dt is None:
-        return None
-    if dt in _STRING:
-        return "string"
-    if dt == RDF + "langString":
-        return "lang"
-    if dt in _NUMERIC:
-        return "numeric"
-    return {XSD + "date": "date", XSD + "dateTime": "datetime", XSD + "dateTimeStamp":
-            "datetime", XSD + "time": "time", XSD + "gYear": "year",
-            XSD + "boolean": "boolean"}.get(dt)
+def _category(dt: str | None) -> XsdFamily | None:
+    """The family of a datatype (:func:`navqa.model.xsd.family`); ``None``: none or unknown."""
+    return family(dt) if dt else None
 
 
 def _literal_datatype(lit: Literal) -> str:
     if lit.language:
-        return RDF + "langString"
-    return str(lit.datatype) if lit.datatype else XSD + "string"
+        return LANG_STRING
+    return str(lit.datatype) if lit.datatype else XSD_STRING
 
 
-_TEMPORAL = {"date", "datetime", "year", "time"}
+_TEMPORAL = {XsdFamily.DATE, XsdFamily.DATETIME, XsdFamily.YEAR, XsdFamily.TIME}
+_TEXT = {XsdFamily.STRING, XsdFamily.LANG}
 
 
-def _filter_mismatch(mapped: str, given: str, op: str) -> tuple[Severity, str] | None:
-    """Whether comparing a value of category ``mapped`` with a literal of ``given`` fails."""
+def _filter_mismatch(mapped: XsdFamily, given: XsdFamily, op: str
+                     ) -> tuple[Severity, str] | None:
+    """Whether comparing a value of family ``mapped`` with a literal of ``given`` fails."""
     if mapped == given:
         return None
-    if mapped in ("string", "lang") and given in ("string", "lang"):
+    if mapped in _TEXT and given in _TEXT:
         if op in ("=", "!=", "IN", "NOT IN"):
             return (Severity.ERROR, "a language-tagged string never equals a plain one"
-                    if "lang" in (mapped, given) else "")
+                    if XsdFamily.LANG in (mapped, given) else "")
         return None
-    if {mapped, given} == {"date", "datetime"}:
+    if {mapped, given} == {XsdFamily.DATE, XsdFamily.DATETIME}:
         return (Severity.WARNING, "xsd:date and xsd:dateTime values do not compare in SPARQL")
-    if mapped in _TEMPORAL | {"numeric", "boolean", "string", "lang"}:
+    if mapped in _TEMPORAL | _TEXT | {XsdFamily.NUMERIC, XsdFamily.BOOLEAN}:
         return (Severity.ERROR, "")
     return None
 
@@ -485,11 +480,10 @@ class Linter:
                     f"use it as a predicate: ?x {self.compact(term)} ?value", loc,
                     loc.find_iri(term), term=term))
                 continue
-            if not vocabulary_term(term, onto.signature, self._vocab):
+            status = term_status(term, onto, self.active, self._vocab)
+            if status in (TermStatus.FOREIGN, TermStatus.ALLOWED):
                 continue
-            if self.active.is_active(term):
-                continue
-            declared = term in onto.signature
+            declared = status is TermStatus.UNMAPPED
             alts = self.alternatives(term, want_class=as_class) if alternatives else []
             alt_text = ", ".join(self.compact(a) for a in alts)
             if declared:
@@ -557,13 +551,13 @@ class Linter:
         known = [s for s in lits if s.datatype is not None]
         if len(known) != len(lits):
             return
-        if any(s.datatype == given and (given != RDF + "langString" or (
+        if any(s.datatype == given and (given != LANG_STRING or (
                 (s.lang or "").lower() == (lit.language or "").lower())) for s in known):
             return
         mapped_cats = {_category(s.datatype) for s in known}
         given_cat = _category(given)
         sev = Severity.ERROR
-        if given_cat is not None and mapped_cats == {given_cat} and given_cat == "numeric":
+        if given_cat is not None and mapped_cats == {given_cat} and given_cat is XsdFamily.NUMERIC:
             sev = Severity.WARNING
         dts = ", ".join(sorted({s.text(self._prefixes) for s in known}))
         res.findings.append(self._finding(
@@ -751,21 +745,13 @@ class Linter:
                         "rewrite it with MINUS or OPTIONAL … FILTER(!BOUND(?x))", loc,
                         loc.find_text("EXISTS")))
                     continue
-                if name != "RelationalExpression":
+                cmp = as_comparison(e)
+                if cmp is None:
                     continue
-                left, op, right = e.get("expr"), e.get("op"), e.get("other")
-                if isinstance(right, Variable) and isinstance(left, Literal):
-                    left, right = right, left
-                    op = {"<": ">", ">": "<", "<=": ">=", ">=": "<="}.get(op, op)
-                if not isinstance(left, Variable):
-                    continue
-                var = rename.get(left, left)
-                props = by_var.get((scope, var)) or set()
+                props = by_var.get((scope, rename.get(cmp.var, cmp.var))) or set()
                 if not props:
                     continue
-                literals = right if isinstance(right, list) else [right]
-                literals = [x for x in literals if isinstance(x, Literal)]
-                self._filter_finding(res, loc, left, op, props, literals)
+                self._filter_finding(res, loc, cmp.var, cmp.op, props, list(cmp.literals))
 
     def _datatypes_of(self, prop: str) -> set[str] | None:
         """Mapped datatypes of a data property's values (``None``: unknown or not literal)."""
@@ -776,7 +762,7 @@ class Linter:
         dts = {o.datatype for o in objs}
         if None in dts:
             ranges = {r for r in self.ontology.inherited_ranges(prop) if r.startswith(XSD)
-                      or r == RDF + "langString"}
+                      or r == LANG_STRING}
             if len(ranges) != 1:
                 return None
             dts = (dts - {None}) | ranges
@@ -802,7 +788,7 @@ class Linter:
                     break
                 cat = next(iter(cats))
                 assert cat is not None
-                if cat == "time" and gcat == "time" and op in ("<", ">", "<=", ">="):
+                if cat is gcat is XsdFamily.TIME and op in ("<", ">", "<=", ">="):
                     time_order = True
                 v = _filter_mismatch(cat, gcat, op)
                 if v is None:
@@ -828,20 +814,17 @@ class Linter:
                 f"with {_lit_text(lit, self._prefixes)} ({self.compact(given)}) is never "
                 f"true{reason}",
                 f"write the value as {_example(Shape(ShapeKind.LITERAL, dt))}"
-                + (" or compare YEAR(?" + str(var) + ")" if _category(dt) in ("date",
-                                                                               "datetime")
-                   and gcat == "numeric" else ""),
+                + (" or compare YEAR(?" + str(var) + ")" if _category(dt) in (
+                    XsdFamily.DATE, XsdFamily.DATETIME) and gcat is XsdFamily.NUMERIC else ""),
                 loc, where, term=f"?{var}"))
 
 
-_LEXICAL_CHECKED = _NUMERIC | {XSD + "date", XSD + "dateTime", XSD + "time"}
-
-
 def _ill_typed(lit: Literal) -> bool:
-    """Whether a typed literal's lexical form is invalid (rdflib then has no value)."""
+    """Whether a typed literal's lexical form is invalid for its datatype (rdflib's verdict,
+    else :func:`navqa.model.xsd.is_valid_lexical`)."""
     if lit.ill_typed is not None:
         return bool(lit.ill_typed)
-    return str(lit.datatype) in _LEXICAL_CHECKED and lit.value is None
+    return lit.datatype is not None and not is_valid_lexical(str(lit), str(lit.datatype))
 
 
 _ABSOLUTE = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
@@ -864,25 +847,24 @@ def _values_blocks(tree: Any) -> list[Any]:
 
 def _lit_text(lit: Literal, prefixes: dict[str, str]) -> str:
     """A literal as a query would write it (``"1850"``, ``1900``, ``"x"@en``, ``"…"^^xsd:date``)."""
-    lex = str(lit).replace('"', '\\"')
-    if lit.language:
-        return f'"{lex}"@{lit.language}'
-    if lit.datatype is None or str(lit.datatype) == XSD + "string":
-        return f'"{lex}"'
-    if str(lit.datatype) in (XSD + "integer", XSD + "decimal", XSD + "boolean"):
-        return str(lit)
-    return f'"{lex}"^^{compact(str(lit.datatype), prefixes)}'
+    return sparql_literal(str(lit), str(lit.datatype) if lit.datatype else None,
+                          lang=lit.language, prefixes=prefixes)
 
 
 def _example(shape: Shape) -> str:
     dt = shape.datatype or ""
-    cat = _category(dt)
-    return {
-        "date": '"2020-01-31"^^xsd:date', "datetime": '"2020-01-31T00:00:00"^^xsd:dateTime',
-        "time": '"08:00:00"^^xsd:time', "year": '"2020"^^xsd:gYear', "numeric": "a number",
-        "boolean": "true or false", "string": 'a plain string "…"',
-        "lang": f'a tagged string "…"@{shape.lang or "en"}',
-    }.get(cat or "", f'"…"^^<{dt}>')
+    t = xsd_type(dt) if dt else None
+    if t is None:
+        return f'"…"^^<{dt}>'
+    if t.family is XsdFamily.NUMERIC:
+        return "a number"
+    if t.family is XsdFamily.BOOLEAN:
+        return "true or false"
+    if t.family is XsdFamily.STRING:
+        return 'a plain string "…"'
+    if t.family is XsdFamily.LANG:
+        return f'a tagged string "…"@{shape.lang or "en"}'
+    return sparql_literal(t.example, t.iri, prefixes={"xsd": XSD})
 
 
 def vkg_prefixes(bundle: IndexBundle) -> dict[str, str]:

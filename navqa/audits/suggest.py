@@ -51,9 +51,10 @@ from navqa.audits.schema import Column, DbSchema, ForeignKey, sql_ident, sql_tab
 from navqa.backends.protocols import Embedder
 from navqa.errors import InputError, MappingParseError
 from navqa.model.events import Mentions, ValueMention
-from navqa.model.iri import IRI, XSD, compact, local_name, split_words
+from navqa.model.iri import IRI, compact, local_name, split_words
 from navqa.model.mapping import TermType
 from navqa.model.ontology import EntityKind
+from navqa.model.xsd import NumericKind, XsdFamily, xsd_type
 from navqa.offline.artifacts import IndexBundle
 
 logger = logging.getLogger(__name__)
@@ -550,11 +551,6 @@ def _data_range(bundle: IndexBundle, iri: IRI) -> str | None:
     return rngs[0] if len(rngs) == 1 else None
 
 
-_INTEGER = {XSD + t for t in ("integer", "int", "long", "short", "byte", "nonNegativeInteger",
-                              "positiveInteger", "unsignedInt")}
-_DECIMAL = {XSD + t for t in ("decimal", "double", "float")}
-
-
 def _value_expression(col: Column, rng: str | None, ref: str) -> str | None:
     """SQL turning ``col`` into a value of datatype ``rng`` (``None``: incompatible)."""
     fam = col.family
@@ -562,24 +558,20 @@ def _value_expression(col: Column, rng: str | None, ref: str) -> str | None:
         return None
     if rng is None:
         return ref if fam != "other" else None
-    if rng == XSD + "gYear":
+    t = xsd_type(rng)
+    want = None if t is None else t.family
+    if want is XsdFamily.YEAR:
         if fam in ("date", "datetime"):
             return f"CAST(EXTRACT(YEAR FROM {ref}) AS INTEGER)"
         return ref if fam == "integer" else None
-    if rng == XSD + "date":
+    if want is XsdFamily.DATE:
         return ref if fam == "date" else f"CAST({ref} AS DATE)" if fam == "datetime" else None
-    if rng in (XSD + "dateTime", XSD + "dateTimeStamp"):
-        return ref if fam == "datetime" else None
-    if rng == XSD + "time":
-        return ref if fam == "time" else None
-    if rng in _INTEGER:
+    if want in (XsdFamily.DATETIME, XsdFamily.TIME, XsdFamily.BOOLEAN):
+        return ref if fam == want.value else None
+    if t is not None and t.numeric is NumericKind.INTEGER:
         return ref if fam == "integer" else None
-    if rng in _DECIMAL:
+    if want is XsdFamily.NUMERIC:
         return ref if fam in ("integer", "numeric") else None
-    if rng == XSD + "boolean":
-        return ref if fam == "boolean" else None
-    if rng in (XSD + "string", "http://www.w3.org/2000/01/rdf-schema#Literal"):
-        return ref if fam == "text" else None
     return ref if fam == "text" else None
 
 

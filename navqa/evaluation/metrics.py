@@ -51,7 +51,6 @@ from dataclasses import asdict, dataclass
 from decimal import Decimal, InvalidOperation, localcontext
 from typing import Any
 
-from navqa.model.iri import RDF, XSD
 from navqa.model.terms import (
     AskResult,
     BNodeTerm,
@@ -61,6 +60,14 @@ from navqa.model.terms import (
     QueryResult,
     SelectResult,
     Term,
+)
+from navqa.model.xsd import (
+    FLOAT_TYPES,
+    INTEGER_TYPES,
+    LANG_STRING,
+    NUMERIC_TYPES,
+    XSD_BOOLEAN,
+    XSD_STRING,
 )
 
 __all__ = [
@@ -80,22 +87,12 @@ CanonicalTerm = tuple[str, str, str, str]
 CanonicalRow = tuple[CanonicalTerm, ...]
 """A row as a sorted tuple of canonical terms (a multiset)."""
 
-_INTEGER_TYPES = frozenset(XSD + t for t in (
-    "integer", "nonPositiveInteger", "negativeInteger", "long", "int", "short", "byte",
-    "nonNegativeInteger", "unsignedLong", "unsignedInt", "unsignedShort", "unsignedByte",
-    "positiveInteger",
-))
-_FLOAT_TYPES = frozenset({XSD + "float", XSD + "double"})
-_NUMERIC_TYPES = _INTEGER_TYPES | _FLOAT_TYPES | {XSD + "decimal"}
-_XSD_STRING = XSD + "string"
-_LANG_STRING = RDF + "langString"
-_XSD_BOOLEAN = XSD + "boolean"
 _FLOAT_DIGITS = 15
 
 
 def _numeric_key(lexical: str, datatype: str) -> str | None:
     text = lexical.strip()
-    if datatype in _FLOAT_TYPES:
+    if datatype in FLOAT_TYPES:
         special = {"INF": "Infinity", "+INF": "Infinity", "-INF": "-Infinity", "NaN": "NaN"}
         if text in special:
             return special[text]
@@ -105,9 +102,9 @@ def _numeric_key(lexical: str, datatype: str) -> str | None:
         return None
     if not value.is_finite():
         return None  # "Infinity"/"nan" spellings are not valid xsd lexical forms
-    if datatype in _INTEGER_TYPES and value != value.to_integral_value():
+    if datatype in INTEGER_TYPES and value != value.to_integral_value():
         return None
-    if datatype in _FLOAT_TYPES:
+    if datatype in FLOAT_TYPES:
         with localcontext() as ctx:
             ctx.prec = _FLOAT_DIGITS
             value = +value
@@ -124,13 +121,13 @@ def canonical_term(term: Term) -> CanonicalTerm:
         return ("bnode", "", "", "")
     if isinstance(term, LiteralTerm):
         if term.lang:
-            return ("lit", term.value, _LANG_STRING, term.lang.lower())
-        datatype = term.datatype or _XSD_STRING
-        if datatype in _NUMERIC_TYPES:
+            return ("lit", term.value, LANG_STRING, term.lang.lower())
+        datatype = term.datatype or XSD_STRING
+        if datatype in NUMERIC_TYPES:
             key = _numeric_key(term.value, datatype)
             if key is not None:
                 return ("num", key, "", "")
-        if datatype == _XSD_BOOLEAN and term.value.strip() in ("true", "false", "1", "0"):
+        if datatype == XSD_BOOLEAN and term.value.strip() in ("true", "false", "1", "0"):
             return ("bool", "true" if term.value.strip() in ("true", "1") else "false", "", "")
         return ("lit", term.value, datatype, "")
     raise TypeError(f"not an RDF term: {term!r}")

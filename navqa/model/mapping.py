@@ -13,7 +13,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from navqa.model.iri import IRI
-from navqa.model.template import IriTemplate, _unquote_column
+from navqa.model.template import IriTemplate, unquote_column
 
 
 class TermKind(StrEnum):
@@ -64,7 +64,7 @@ class TermMap:
         if self.kind is TermKind.TEMPLATE:
             return IriTemplate(self.value).columns
         if self.kind is TermKind.COLUMN:
-            return (_unquote_column(self.value),)
+            return (unquote_column(self.value),)
         return ()
 
     def shape(self) -> str:

@@ -14,12 +14,14 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-_PLACEHOLDER = re.compile(r"(?<!\\)\{([^{}]*)\}")
+#: A ``{column}`` placeholder (not preceded by a backslash); group 1 is the column as written.
+PLACEHOLDER = re.compile(r"(?<!\\)\{([^{}]*)\}")
 # Characters a placeholder value may produce after IRI-safe encoding.
 _SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~%")
 
 
-def _unquote_column(name: str) -> str:
+def unquote_column(name: str) -> str:
+    """A placeholder's column name without its SQL quotes (``"a"``, `` `a` ``, ``[a]`` -> ``a``)."""
     name = name.strip()
     if len(name) >= 2 and name[0] == name[-1] and name[0] in "\"`":
         return name[1:-1]
@@ -42,12 +44,12 @@ class IriTemplate:
     @property
     def columns(self) -> tuple[str, ...]:
         """Placeholder column names, unquoted, in order."""
-        return tuple(_unquote_column(m.group(1)) for m in _PLACEHOLDER.finditer(self.text))
+        return tuple(unquote_column(m.group(1)) for m in PLACEHOLDER.finditer(self.text))
 
     @property
     def parts(self) -> tuple[str, ...]:
         """The constant parts around the placeholders (``len(columns) + 1`` of them)."""
-        return tuple(_PLACEHOLDER.split(self.text)[::2])
+        return tuple(PLACEHOLDER.split(self.text)[::2])
 
     @property
     def key(self) -> str:

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from navqa.errors import MappingParseError
-from navqa.model.iri import RDF_TYPE
+from navqa.model.iri import RDF_TYPE, XSD
 from navqa.model.mapping import (
     MappingAssertion,
     MappingAtom,
@@ -50,14 +50,23 @@ from navqa.model.mapping import (
     TermMap,
     TermType,
 )
-from navqa.model.template import _PLACEHOLDER, _unquote_column
+from navqa.model.template import PLACEHOLDER, unquote_column
+from navqa.model.xsd import XSD_BOOLEAN
 
 __all__ = ["parse_obda", "parse_obda_text", "parse_target"]
 
-_XSD = "http://www.w3.org/2001/XMLSchema#"
+
 _LABELS = ("mappingId", "target", "source")
 _LABEL_LINE = re.compile(r"(mappingId|target|source)(?:[ \t]+(.*))?$")
 _PREFIX_LINE = re.compile(r"([A-Za-z_][\w.\-]*)?:[ \t]+<?([^\s>]+)>?\s*$")
+# An IRI or prefixed name as a target writes it (``<http://x/{id}>``, ``:a/{id}``,
+# ``ex:name``), never SQL's ``x::int`` cast.
+_TERM = r"(?:<[^>\s]*>|[A-Za-z_][\w\-.]*:(?!:)\S*|:(?!:)\S*)"
+# A line of triple templates (``:a/{id} a :A .``, ``:a/{id} :name {n} ;``): subject,
+# predicate (``a`` or an IRI), an object, and Turtle's closing punctuation.
+_TRIPLE_LINE = re.compile(rf"(?:target[ \t]+)?{_TERM}[ \t]+(?:a|{_TERM})[ \t]+\S.*[.;,]")
+# A label pushed right of the line start, where only SQL may stand.
+_INDENTED_LABEL = re.compile(r"(?:mappingId[ \t]+\S+|source[ \t]+(?i:select|with)\b.*)")
 _STOP = set(" \t\r\n;,<>\"'()[]")
 
 
@@ -229,6 +238,13 @@ def _read_mappings(lines: list[str], i: int, raws: list[_RawAssertion], path: Pa
                 raw.target_line = lineno
                 raw.target.append(value)
             else:
+                if raw.source:
+                    raise MappingParseError(
+                        "assertion has two source entries",
+                        path=path,
+                        line=lineno,
+                        mapping_id=raw.mapping_id,
+                    )
                 raw.source.append(value)
             continue
         if raw is None or raw.current is None:
@@ -241,10 +257,28 @@ def _read_mappings(lines: list[str], i: int, raws: list[_RawAssertion], path: Pa
             raise MappingParseError(
                 "mappingId must fit on one line", path=path, line=lineno, mapping_id=raw.mapping_id
             )
+        if raw.current == "source":
+            _check_sql_line(line.strip(), path, lineno, raw.mapping_id)
         (raw.target if raw.current == "target" else raw.source).append(line.strip())
     raise MappingParseError(
         "missing ']]' closing the @collection opened here", path=path, line=start
     )
+
+
+def _check_sql_line(text: str, path: Path | None, lineno: int, mapping_id: str | None) -> None:
+    """Refuse a continuation line of a ``source`` that is plainly not SQL.
+
+    A target triple template or an indented ``mappingId``/``source`` label there would
+    otherwise be glued into the SQL query and only fail (or not) inside Ontop.
+    """
+    if _TRIPLE_LINE.fullmatch(text):
+        what = "a target triple template (a missing 'target' label or blank line?)"
+    elif _INDENTED_LABEL.fullmatch(text):
+        what = f"a {text.split()[0]!r} entry, which must start its line"
+    else:
+        return
+    raise MappingParseError(f"source: {text[:60]!r} is not SQL: it looks like {what}",
+                            path=path, line=lineno, mapping_id=mapping_id)
 
 
 # -- target queries -----------------------------------------------------------------------
@@ -503,7 +537,7 @@ class _TargetParser:
 
     def iri_term(self, tok: _Token) -> TermMap:
         value = tok.text if tok.kind == "iri" else self.expand(tok.text, tok.pos)
-        kind = TermKind.TEMPLATE if _PLACEHOLDER.search(value) else TermKind.CONSTANT
+        kind = TermKind.TEMPLATE if PLACEHOLDER.search(value) else TermKind.CONSTANT
         return TermMap(kind, value, TermType.IRI)
 
     def predicate(self, tok: _Token) -> str:
@@ -522,11 +556,11 @@ class _TargetParser:
         if tok.kind == "bnode":
             return self.bnode(tok)
         if tok.kind == "column" and tok.lang is None and tok.datatype is None:
-            return TermMap(TermKind.COLUMN, _unquote_column(tok.text), TermType.IRI)
+            return TermMap(TermKind.COLUMN, unquote_column(tok.text), TermType.IRI)
         raise _TargetError(f"a subject must be an IRI or blank node, not {tok.text!r}", tok.pos)
 
     def bnode(self, tok: _Token) -> TermMap:
-        kind = TermKind.TEMPLATE if _PLACEHOLDER.search(tok.text) else TermKind.CONSTANT
+        kind = TermKind.TEMPLATE if PLACEHOLDER.search(tok.text) else TermKind.CONSTANT
         return TermMap(kind, tok.text, TermType.BLANK)
 
     def datatype(self, tok: _Token) -> str | None:
@@ -544,22 +578,22 @@ class _TargetParser:
         if tok.kind == "column":
             return TermMap(
                 TermKind.COLUMN,
-                _unquote_column(tok.text),
+                unquote_column(tok.text),
                 TermType.LITERAL,
                 self.datatype(tok),
                 tok.lang,
             )
         if tok.kind == "string":
             text = _unescape(tok.text)
-            kind = TermKind.TEMPLATE if _PLACEHOLDER.search(text) else TermKind.CONSTANT
+            kind = TermKind.TEMPLATE if PLACEHOLDER.search(text) else TermKind.CONSTANT
             return TermMap(kind, text, TermType.LITERAL, self.datatype(tok), tok.lang)
         if tok.kind == "number":
             dt = "integer" if re.fullmatch(r"[+-]?\d+", tok.text) else "decimal"
             if "e" in tok.text.lower():
                 dt = "double"
-            return TermMap(TermKind.CONSTANT, tok.text, TermType.LITERAL, _XSD + dt)
+            return TermMap(TermKind.CONSTANT, tok.text, TermType.LITERAL, XSD + dt)
         if tok.kind == "bool":
-            return TermMap(TermKind.CONSTANT, tok.text, TermType.LITERAL, _XSD + "boolean")
+            return TermMap(TermKind.CONSTANT, tok.text, TermType.LITERAL, XSD_BOOLEAN)
         raise _TargetError(f"expected an object, got {tok.text!r}", tok.pos)
 
 

@@ -69,7 +69,7 @@ from navqa.model.mapping import (
     TermMap,
     TermType,
 )
-from navqa.model.template import _PLACEHOLDER, _unquote_column
+from navqa.model.template import PLACEHOLDER, unquote_column
 
 logger = logging.getLogger(__name__)
 
@@ -392,17 +392,17 @@ def _term_map(
     lang = str(language) if isinstance(language, Literal) else None
     if template:
         text = str(template[0])
-        raw = tuple(m.group(1) for m in _PLACEHOLDER.finditer(text))
+        raw = tuple(m.group(1) for m in PLACEHOLDER.finditer(text))
         return TermMap(TermKind.TEMPLATE, text, kind_type, dt, lang), raw
     raw_col = str(column[0])
-    return TermMap(TermKind.COLUMN, _unquote_column(raw_col), kind_type, dt, lang), (raw_col,)
+    return TermMap(TermKind.COLUMN, unquote_column(raw_col), kind_type, dt, lang), (raw_col,)
 
 
 # -- join rewrite -------------------------------------------------------------------------
 
 
 def _alias(raw_column: str) -> str:
-    return PARENT_ALIAS_PREFIX + _unquote_column(raw_column)
+    return PARENT_ALIAS_PREFIX + unquote_column(raw_column)
 
 
 def _join(
@@ -421,7 +421,7 @@ def _join(
     )
     term = parent.term
     if term.kind is TermKind.TEMPLATE:
-        value = _PLACEHOLDER.sub(lambda m: '{"' + _alias(m.group(1)) + '"}', term.value)
+        value = PLACEHOLDER.sub(lambda m: '{"' + _alias(m.group(1)) + '"}', term.value)
     elif term.kind is TermKind.COLUMN:
         value = _alias(raw_columns[0])
     else:

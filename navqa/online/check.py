@@ -3,9 +3,10 @@
 1. Read-only query forms only (UPDATE is refused).
 2. It must parse (rdflib's SPARQL 1.1 parser). An undeclared prefix that the VKG knows
    is repaired by declaring it; any other syntax error is reported.
-3. Every ontology term it uses must be in the active ontology. A term outside it is a
-   *silent-failure risk*: the query would run and return nothing. The check names each
-   such term and the nearest mapped alternatives.
+3. Every ontology term it uses must be in the active ontology
+   (:func:`navqa.online.sparql_analysis.term_status`, as for ``navqa lint``). A term outside
+   it is a *silent-failure risk*: the query would run and return nothing. The check names
+   each such term and the nearest mapped alternatives.
 """
 
 from __future__ import annotations
@@ -27,10 +28,15 @@ from navqa.errors import SparqlSyntaxError
 from navqa.model.iri import IRI
 from navqa.online.context import SchemaContext
 from navqa.online.sparql_analysis import (
+    TermStatus,
+    term_status,
+    used_terms,
+    vocabulary_namespaces,
+)
+from navqa.online.sparql_analysis import (
     nearest_alternatives as nearest_alternatives,  # re-exported: callers import it here
 )
 from navqa.online.sparql_analysis import path_iris as path_iris
-from navqa.online.sparql_analysis import used_terms, vocabulary_namespaces, vocabulary_term
 
 _PREFIX_ERR = re.compile(r"Unknown namespace prefix\s*:?\s*['\"]?([\w\-]*)", re.I)
 
@@ -232,15 +238,13 @@ def check_query(ctx: SchemaContext, sparql: str, *, enforce_active: bool = True,
         return res
     preds, classes = used_terms(algebra)
     res.predicates, res.classes = preds, classes
-    signature = ctx.ontology.signature
-    vocab = vocabulary_namespaces(signature)
+    vocab = vocabulary_namespaces(ctx.ontology.signature)
     for term in sorted(preds | classes):
-        if not vocabulary_term(term, signature, vocab):
+        status = term_status(term, ctx.ontology, ctx.active, vocab,
+                             declared_allowed=not (ctx.use_active and enforce_active))
+        if status in (TermStatus.FOREIGN, TermStatus.ALLOWED):
             continue
-        if ctx.allowed(term) or (not enforce_active and term in signature):
-            continue
-        declared = term in signature
-        if declared:
+        if status is TermStatus.UNMAPPED:
             res.unmapped.append(term)
             res.issues.append(f"{ctx.compact(term)} has no mapping: the query would return "
                               "nothing (silent failure)")

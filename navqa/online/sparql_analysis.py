@@ -10,6 +10,11 @@ lint`` name the same terms and suggest the same replacements:
 * :func:`vocabulary_term` — whether a term belongs to the VKG's vocabulary at all
   (built-in vocabularies such as RDF, OWL, XSD and GeoSPARQL, and IRIs of foreign
   namespaces, are not checked against the mappings);
+* :func:`term_status` — whether a query may use a term: the one notion of "allowed"
+  (populated by a mapping, or declared when the active ontology is not enforced) that the
+  check and the linter share;
+* :func:`comparisons` / :func:`as_comparison` — the ``?v op literal`` comparisons of the
+  query's FILTERs, variable first;
 * :func:`nearest_alternatives` — the mapped classes (properties) nearest to an unmapped
   or unknown term: description similarity plus :data:`NEIGHBOUR_BONUS` for its
   neighbours in the ontology; without an embedding, the neighbours ranked by name.
@@ -19,9 +24,11 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from enum import Enum
 from typing import TYPE_CHECKING
 
-from rdflib import URIRef
+from rdflib import Literal, URIRef
 from rdflib.paths import AlternativePath, InvPath, MulPath, NegatedPath, SequencePath
 from rdflib.term import Variable
 
@@ -35,11 +42,16 @@ if TYPE_CHECKING:
 __all__ = [
     "BUILTIN_NAMESPACES",
     "NEIGHBOUR_BONUS",
+    "Comparison",
+    "TermStatus",
+    "as_comparison",
+    "comparisons",
     "description",
     "nearest_alternatives",
     "path_iris",
     "rank_alternatives",
     "structural_alternatives",
+    "term_status",
     "used_terms",
     "vocabulary_namespaces",
     "vocabulary_term",
@@ -122,6 +134,91 @@ def vocabulary_term(term: IRI, signature: set[IRI] | frozenset[IRI],
     if term.startswith(BUILTIN_NAMESPACES):
         return False
     return any(term.startswith(ns) for ns in namespaces)
+
+
+class TermStatus(Enum):
+    """What a query's use of a term means for the VKG."""
+
+    FOREIGN = "foreign"
+    """Not the VKG's to map (a built-in vocabulary, a foreign namespace)."""
+    ALLOWED = "allowed"
+    """Populated by a mapping (or declared, when the active ontology is not enforced)."""
+    UNMAPPED = "unmapped"
+    """Declared by the ontology, populated by no mapping: a silent failure."""
+    UNKNOWN = "unknown"
+    """In the VKG's namespaces but not declared at all."""
+
+
+def term_status(term: IRI, ontology: Ontology, active: ActiveOntology, namespaces: set[str],
+                *, declared_allowed: bool = False) -> TermStatus:
+    """Whether a query may use ``term`` — the check's and the linter's one notion.
+
+    Args:
+        namespaces: :func:`vocabulary_namespaces` of the ontology's signature.
+        declared_allowed: Allow every declared term, mapped or not (the pipeline without
+            the active ontology, or a check that only reports).
+    """
+    signature = ontology.signature
+    if not vocabulary_term(term, signature, namespaces):
+        return TermStatus.FOREIGN
+    if active.is_active(term) or (declared_allowed and term in signature):
+        return TermStatus.ALLOWED
+    return TermStatus.UNMAPPED if term in signature else TermStatus.UNKNOWN
+
+
+# -- comparisons ------------------------------------------------------------------------------
+
+_FLIP = {"<": ">", ">": "<", "<=": ">=", ">=": "<="}
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """``?var op literal`` (or ``?var IN (literals)``) in a FILTER, the variable first.
+
+    Attributes:
+        var: The variable.
+        op: ``=``, ``!=``, ``<``, ``>``, ``<=``, ``>=``, ``IN`` or ``NOT IN`` (flipped when
+            the query writes the literal first: ``1900 < ?y`` is ``?y > 1900``).
+        literals: The literals compared with (one, except for ``IN``).
+    """
+
+    var: Variable
+    op: str
+    literals: tuple[Literal, ...]
+
+
+def as_comparison(node: object) -> Comparison | None:
+    """The comparison a ``RelationalExpression`` node makes, if it compares a variable with
+    literals; ``None`` for any other node."""
+    if not isinstance(node, dict) or getattr(node, "name", "") != "RelationalExpression":
+        return None
+    left, op, right = node.get("expr"), str(node.get("op")), node.get("other")
+    if isinstance(right, Variable) and isinstance(left, Literal):
+        left, right, op = right, left, _FLIP.get(op, op)
+    if not isinstance(left, Variable):
+        return None
+    lits = tuple(x for x in (right if isinstance(right, list) else [right])
+                 if isinstance(x, Literal))
+    return Comparison(left, op, lits) if lits else None
+
+
+def comparisons(algebra: object) -> list[Comparison]:
+    """Every variable-with-literal comparison in a parsed query, in the algebra's order."""
+    out: list[Comparison] = []
+
+    def visit(node: object) -> None:
+        if isinstance(node, dict):
+            c = as_comparison(node)
+            if c is not None:
+                out.append(c)
+            for v in node.values():
+                visit(v)
+        elif isinstance(node, list | tuple):
+            for v in node:
+                visit(v)
+
+    visit(getattr(algebra, "algebra", algebra))
+    return out
 
 
 # -- alternatives -----------------------------------------------------------------------------

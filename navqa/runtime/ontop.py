@@ -25,6 +25,7 @@ from types import TracebackType
 import requests
 
 from navqa.errors import InputError, OntologyParseError, OntopStartupError
+from navqa.runtime.jdbc_drivers import KNOWN_DATABASES, known_database
 from navqa.runtime.ontop_setup import MAIN_CLASS, OntopInstall
 from navqa.runtime.postgres import free_port
 
@@ -68,6 +69,26 @@ class OntopSpec:
         return (f"OntopSpec(ontology={str(self.ontology)!r}, mapping={str(self.mapping)!r}, "
                 f"jdbc_url={self.jdbc_url!r}, user={self.user!r}, dev={self.dev}, "
                 f"port={self.port})")
+
+
+def check_driver_matches_url(jdbc_url: str, driver: str) -> None:
+    """Fail when ``driver`` is the JDBC driver navqa knows for another database than the URL's.
+
+    Such a driver does not accept the URL, and Ontop then waits for its ready timeout
+    instead of failing; a driver navqa does not know (a wrapper, a vendor fork) is let through.
+
+    Raises:
+        InputError: naming the URL's scheme and the driver, e.g. a ``jdbc:postgresql:`` URL
+            with ``org.mariadb.jdbc.Driver``.
+    """
+    url_db = known_database(jdbc_url)
+    driver_db = next((k for k in KNOWN_DATABASES if k.driver == driver), None)
+    if driver_db is None or driver_db == url_db:
+        return
+    scheme = ":".join(jdbc_url.split(":")[:2])
+    expected = f" (expected {url_db.driver})" if url_db is not None else ""
+    raise InputError(f"JDBC URL {scheme}: does not match driver {driver}, which wants a "
+                     f"{driver_db.prefix} URL{expected}: fix jdbc.url or jdbc.driver")
 
 
 def _pdeathsig() -> None:  # pragma: no cover - runs in the child
@@ -173,12 +194,18 @@ class OntopProcess:
             raise InputError("XML catalog does not exist", path=s.xml_catalog)
         if s.lenses is not None and not s.lenses.is_file():
             raise InputError("lenses file does not exist", path=s.lenses)
+        props = self._properties()
+        check_driver_matches_url(props["jdbc.url"], props["jdbc.driver"])
 
-    def _write_properties(self) -> Path:
+    def _properties(self) -> dict[str, str]:
         props = {"jdbc.url": self.spec.jdbc_url, "jdbc.user": self.spec.user,
                  "jdbc.driver": "org.postgresql.Driver",
                  "jdbc.initScript": "SET TIME ZONE 'UTC'"}
         props.update(self.spec.properties)
+        return props
+
+    def _write_properties(self) -> Path:
+        props = self._properties()
         path = self.log_path.with_suffix(".properties")
         body = "".join(f"{k}={v.replace(chr(92), chr(92) * 2)}\n" for k, v in props.items())
         path.write_text(body, encoding="utf-8")

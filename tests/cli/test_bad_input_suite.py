@@ -5,7 +5,8 @@ and ``endpoint``, each answered with one line naming the input and the documente
 Every case runs :func:`navqa.cli.main.run` — what the console script runs — with the heavy
 entry points guarded (see ``conftest.py``): a bad input must be refused before the index,
 the embedding model, PostgreSQL or Ontop start. The files under ``bad_inputs/`` are the
-broken inputs (not UTF-8, not JSON, an UPDATE, not YAML, invalid question lines).
+broken inputs (not UTF-8, not JSON, an UPDATE, not YAML, invalid question lines, a mapping
+with a target line inside its SQL, with a tiny valid ontology to go with it).
 
 Placeholders in the arguments: ``{BAD}`` the ``bad_inputs`` folder, ``{TMP}`` a fresh
 temporary folder, ``{NOPE}`` a path that does not exist, ``{DIR}`` an existing folder,
@@ -233,3 +234,12 @@ def test_bad_input(case: Case, navqa_cli, tmp_path: Path) -> None:
     low = res.err.lower()
     for name in names:
         assert name.lower() in low, f"{name!r} not named in:\n{res.err}"
+
+
+def test_a_target_line_inside_a_mapping_source_is_refused(navqa_cli, tmp_path: Path) -> None:
+    """The mapping is only parsed after the embedding model loads, so this case runs unguarded."""
+    res = navqa_cli("index", "-t", str(BAD / "tiny.ttl"), "-m", str(BAD / "source-not-sql.obda"),
+                    "--out", str(tmp_path / "ix"), heavy_guard=False)
+    assert_clean(res, 2)
+    assert "source-not-sql.obda:8" in res.err and "'things'" in res.err
+    assert "is not SQL" in res.err

@@ -7,7 +7,14 @@ import pytest
 
 from navqa.audits.lint import Linter
 from navqa.online.check import check_query, parse
-from navqa.online.sparql_analysis import used_terms, vocabulary_namespaces, vocabulary_term
+from navqa.online.sparql_analysis import (
+    TermStatus,
+    comparisons,
+    term_status,
+    used_terms,
+    vocabulary_namespaces,
+    vocabulary_term,
+)
 
 pytestmark = [pytest.mark.ontop, pytest.mark.postgres]
 
@@ -53,3 +60,30 @@ def test_builtin_and_foreign_terms_are_not_the_vkgs_to_map() -> None:
     assert vocabulary_term(f"{RAIL}Nope", signature, ns)
     assert not vocabulary_term("http://www.w3.org/2000/01/rdf-schema#label", signature, ns)
     assert not vocabulary_term("http://elsewhere.org/x", signature, ns)
+
+
+def test_check_and_lint_share_one_notion_of_allowed(demo_pipeline) -> None:
+    """``term_status`` is what both call: a populated term is allowed, an unmapped declared
+    one only when the active ontology is not enforced (the w/o-AOC ablation)."""
+    ctx = demo_pipeline.ctx
+    ns = vocabulary_namespaces(ctx.ontology.signature)
+    unmapped = f"{RAIL}operatesLine"
+    assert unmapped in ctx.ontology.signature and not ctx.active.is_active(unmapped)
+    mapped = next(iter(sorted(ctx.active.classes)))
+    status = {t: term_status(t, ctx.ontology, ctx.active, ns) for t in
+              (unmapped, mapped, f"{RAIL}operatesLinee", "http://elsewhere.org/x")}
+    assert status == {unmapped: TermStatus.UNMAPPED, mapped: TermStatus.ALLOWED,
+                      f"{RAIL}operatesLinee": TermStatus.UNKNOWN,
+                      "http://elsewhere.org/x": TermStatus.FOREIGN}
+    assert term_status(unmapped, ctx.ontology, ctx.active, ns,
+                       declared_allowed=True) is TermStatus.ALLOWED
+    sparql = P + "SELECT ?l WHERE { ?o rail:operatesLine ?l }"
+    assert check_query(ctx, sparql, enforce_active=False).unmapped == []
+    assert check_query(ctx, sparql).unmapped == [unmapped]
+
+
+def test_filter_comparisons_put_the_variable_first() -> None:
+    found = comparisons(parse(P + "SELECT ?s WHERE { ?s rail:openingYear ?y ; rail:name ?n "
+                                  "FILTER(1900 < ?y && ?n IN (\"A\", \"B\") && ?y != ?n) }"))
+    assert [(str(c.var), c.op, [str(x) for x in c.literals]) for c in found] == [
+        ("y", ">", ["1900"]), ("n", "IN", ["A", "B"])]

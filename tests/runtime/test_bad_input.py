@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from navqa.errors import OntologyParseError, OntopStartupError
-from navqa.runtime.ontop import OntopProcess, OntopSpec
+from navqa.errors import InputError, OntologyParseError, OntopStartupError
+from navqa.runtime.ontop import OntopProcess, OntopSpec, check_driver_matches_url
 from navqa.runtime.postgres import free_port, recreate_database
 
 pytestmark = [pytest.mark.ontop, pytest.mark.postgres]
@@ -115,3 +115,33 @@ def test_port_taken_is_reported(tmp_path, pg, tiny_db, ontop_install) -> None:
             proc.start(timeout=60)
     assert "port is already taken" in str(ei.value)
     _assert_no_stack_trace(str(ei.value))
+
+
+def test_url_driver_mismatch_fails_before_launch(tmp_path, pg, tiny_db, ontop_install) -> None:
+    """A PostgreSQL URL with the MariaDB driver is refused up front, naming both."""
+    spec = _spec(tmp_path, pg, tiny_db, GOOD_OBDA,
+                 properties={"jdbc.driver": "org.mariadb.jdbc.Driver"})
+    proc = OntopProcess(ontop_install, spec, log_path=tmp_path / "mismatch.log")
+    with pytest.raises(InputError) as ei:
+        proc.start(timeout=120)
+    msg = str(ei.value)
+    assert "jdbc:postgresql:" in msg and "org.mariadb.jdbc.Driver" in msg
+    assert "\n" not in msg
+    assert proc.proc is None, "nothing may be launched for a mismatched driver"
+
+
+@pytest.mark.parametrize(("url", "driver", "ok"), [
+    ("jdbc:postgresql://h/db", "org.postgresql.Driver", True),
+    ("jdbc:mariadb://h/db", "org.mariadb.jdbc.Driver", True),
+    ("jdbc:postgresql://h/db", "com.example.WrappingDriver", True),
+    ("jdbc:oracle:thin:@h:1521/x", "oracle.jdbc.OracleDriver", True),
+    ("jdbc:mariadb://h/db", "org.postgresql.Driver", False),
+    ("jdbc:duckdb:/tmp/x.db", "org.h2.Driver", False),
+    ("jdbc:oracle:thin:@h:1521/x", "org.postgresql.Driver", False),
+])
+def test_driver_url_check(url: str, driver: str, ok: bool) -> None:
+    if ok:
+        check_driver_matches_url(url, driver)
+    else:
+        with pytest.raises(InputError, match=driver.replace(".", r"\.")):
+            check_driver_matches_url(url, driver)

@@ -25,16 +25,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rdflib import Literal, Variable
-
 from navqa.backends.protocols import SparqlEndpoint
 from navqa.errors import EndpointError, EndpointUnreachableError
-from navqa.model.iri import IRI, RDF_TYPE, XSD
+from navqa.model.iri import IRI, RDF_TYPE
 from navqa.model.terms import LiteralTerm, escape_string
-from navqa.online.context import BOOLEAN, DATES, NUMERIC, STRINGS, TIMES, SchemaContext
+from navqa.model.xsd import XsdFamily, family
+from navqa.online.context import SchemaContext
 from navqa.online.saga.schema_index import templates_unify
 from navqa.online.saga.sparql_text import QueryText
 from navqa.online.saga.typestate import TypeState, classes_text
+from navqa.online.sparql_analysis import comparisons
 
 __all__ = ["Finding", "diagnose", "datatype_kind", "render_findings"]
 
@@ -62,21 +62,17 @@ class Finding:
     stored: str | None = None
 
 
+_KINDS = {XsdFamily.STRING: "string", XsdFamily.LANG: "string", XsdFamily.YEAR: "year",
+          XsdFamily.NUMERIC: "number", XsdFamily.DATE: "date", XsdFamily.DATETIME: "date",
+          XsdFamily.TIME: "time", XsdFamily.BOOLEAN: "boolean"}
+
+
 def datatype_kind(dt: str | None) -> str:
-    """``number``, ``date``, ``time``, ``boolean``, ``string`` or ``other``."""
-    if dt is None or dt in STRINGS:
-        return "string"
-    if dt == XSD + "gYear":
-        return "year"
-    if dt in NUMERIC:
-        return "number"
-    if dt in DATES:
-        return "date"
-    if dt in TIMES:
-        return "time"
-    if dt == BOOLEAN:
-        return "boolean"
-    return "other"
+    """``number``, ``date``, ``time``, ``year``, ``boolean``, ``string`` or ``other``: the
+    :func:`navqa.model.xsd.family` of ``dt`` as the agent's messages name it (a plain
+    literal is a string; ``xsd:date`` and ``xsd:dateTime`` are both dates)."""
+    fam = family(dt)
+    return "other" if fam is None else _KINDS.get(fam, "other")
 
 
 def _key(qt: QueryText, term: object) -> str | None:
@@ -235,23 +231,7 @@ def _literal_datatypes(ctx: SchemaContext, theta: TypeState, qt: QueryText,
         algebra = parse(sparql)
     except SparqlSyntaxError:
         return out  # the text-level findings above are all a broken query gets
-    found: list[tuple[str, Literal]] = []
-
-    def visit(node: object) -> None:
-        if isinstance(node, dict):
-            if getattr(node, "name", "") == "RelationalExpression":
-                a, b = node.get("expr"), node.get("other")
-                if isinstance(a, Variable) and isinstance(b, Literal):
-                    found.append((f"?{a}", b))
-                elif isinstance(b, Variable) and isinstance(a, Literal):
-                    found.append((f"?{b}", a))
-            for v in node.values():
-                visit(v)
-        elif isinstance(node, list | tuple):
-            for v in node:
-                visit(v)
-
-    visit(algebra.algebra)
+    found = [(f"?{c.var}", lit) for c in comparisons(algebra) for lit in c.literals]
     for var, constant in found:
         prop = value_of.get(var)
         if prop is None:

@@ -39,7 +39,8 @@ import numpy as np
 
 from navqa.backends.protocols import SparqlEndpoint
 from navqa.errors import EndpointError, EndpointUnreachableError
-from navqa.model.iri import IRI, OWL_THING, RDF_TYPE, XSD
+from navqa.model.iri import IRI, OWL_THING, RDF_TYPE
+from navqa.model.xsd import XSD_BOOLEAN, XSD_DATE, XSD_DECIMAL, XSD_INTEGER
 from navqa.online.context import SchemaContext
 from navqa.online.saga.diagnose import Finding, datatype_kind
 from navqa.online.saga.sparql_text import QueryText, Term, TriplePattern, literal_text
@@ -206,8 +207,9 @@ class OfflineRepairer:
             if lit is None:
                 return
             value = lit[0]
-            dt = {"string": None, "number": XSD + ("decimal" if "." in value else "integer"),
-                  "boolean": XSD + "boolean", "date": XSD + "date"}.get(want.split("/")[0])
+            kind = want.split("/")[0]
+            dt = (XSD_DATE if kind == "date" else XSD_BOOLEAN if kind == "boolean" else
+                  (XSD_DECIMAL if "." in value else XSD_INTEGER) if kind == "number" else None)
             if want.startswith("string"):
                 new = literal_text(value, None)
             elif want.startswith("boolean") and value.lower() in ("true", "false", "1", "0",

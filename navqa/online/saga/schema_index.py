@@ -58,6 +58,7 @@ from navqa.model.mapping import TermKind, TermType
 from navqa.model.ontology import Ontology
 from navqa.model.template import IriTemplate
 from navqa.model.terms import IRITerm, LiteralTerm
+from navqa.model.xsd import XSD_STRING
 from navqa.offline.class_graph import class_templates, template_classes
 from navqa.online.context import SchemaContext
 
@@ -191,7 +192,7 @@ def endpoint_sampler(ctx: SchemaContext, endpoint: SparqlEndpoint, *, limit: int
             if isinstance(o, IRITerm):
                 obj.update(ctx.most_specific(ctx.classes_of_iri(o.value)))
             elif isinstance(o, LiteralTerm):
-                dts[o.datatype or "http://www.w3.org/2001/XMLSchema#string"] += 1
+                dts[o.datatype or XSD_STRING] += 1
         return EmpiricalSample(rows=len(res.rows), subjects=dict(subj), objects=dict(obj),
                                datatypes=dict(dts))
 
