@@ -15,7 +15,7 @@ from rich.text import Text
 
 from navqa.cli.console import console, err_console, starting
 from navqa.cli.inputs import endpoint_url
-from navqa.cli.render import to_table
+from navqa.cli.render import confidence_lines, to_table
 from navqa.cli.vkg_options import (
     CatalogOpt,
     EndpointOpt,
@@ -31,6 +31,7 @@ from navqa.model.events import (
     Answer,
     Answered,
     AnswerTypePredicted,
+    CheaperQueryTried,
     Event,
     Linked,
     MentionsExtracted,
@@ -133,7 +134,7 @@ def ask(
         from navqa.cli.cost import guard_for
 
         pipe.cost_guard = guard_for(running, mappings=bundle.mappings, max_cost=None,
-                                    timeout_s=cfg.runtime.query_timeout_s)
+                                    timeout_s=cfg.runtime.query_timeout_s, config=cfg)
         if running.partial_note and not as_json:
             err_console.print(f"[yellow]partial data:[/] {escape(running.partial_note)}")
         answer: Answer | None = None
@@ -144,6 +145,9 @@ def ask(
             if isinstance(ev, QueryCostChecked) and ev.verdict == "costly" and not as_json:
                 err_console.print(f"[yellow]warning[/]: \\[costly-query] {escape(ev.summary)}")
                 err_console.print(f"    suggestion: {escape(ev.suggestion or '')}")
+            if isinstance(ev, CheaperQueryTried) and not as_json:
+                err_console.print(f"    {'[green]' if ev.kept_cheaper else '[yellow]'}"
+                                  f"cost guard[/]: {escape(ev.summary)}")
             if isinstance(ev, Answered):
                 answer = ev.answer
     assert answer is not None
@@ -158,11 +162,11 @@ def ask(
         console.print(to_table(answer.result, pipe.ctx.prefixes))
         if answer.empty:
             console.print("[yellow]The query ran and returned nothing.[/]")
-        for ev in answer.of(ValuesGrounded):
-            for u in ev.ungrounded if isinstance(ev, ValuesGrounded) else ():
-                near = ", ".join(repr(v) for v in u.nearest) or "none"
-                console.print(f"[yellow]{escape(repr(u.mention))} was not found in the data"
-                              f"[/] (nearest stored values: {escape(near)})")
+    if explain:
+        console.rule("[bold]8. confidence[/] (what it could not place, what else it considered)")
+    for line in confidence_lines(answer.confidence, answer.unplaced, answer.alternatives,
+                                 pipe.ctx.compact):
+        console.print(line)
     if answer.error:
         err_console.print(f"[bold red]no answer:[/] {escape(answer.error)}", soft_wrap=True)
         raise typer.Exit(1)

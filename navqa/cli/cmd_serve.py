@@ -142,7 +142,7 @@ def state_verbose(ctx: typer.Context) -> bool:
 
 #: The keys of ``navqa ask --json`` (the service's answer has a few more).
 ASK_JSON_KEYS = ("question", "strategy", "sparql", "result", "empty", "error", "timings",
-                 "llm", "events")
+                 "llm", "confidence", "unplaced", "alternatives", "events")
 
 
 def ask_running_service(source: VkgSource, config: NavqaConfig, question: str, *,
@@ -159,7 +159,8 @@ def ask_running_service(source: VkgSource, config: NavqaConfig, question: str, *
     from rich.syntax import Syntax
 
     from navqa.cli.console import console
-    from navqa.cli.render import to_table
+    from navqa.cli.render import confidence_lines, to_table
+    from navqa.model.events_json import assessment_from_json
     from navqa.model.resultio import result_from_json
     from navqa.service.client import ask_service, service_prefixes
     from navqa.service.registry import find_service
@@ -184,11 +185,8 @@ def ask_running_service(source: VkgSource, config: NavqaConfig, question: str, *
         console.print(to_table(result_from_json(out["result"]), service_prefixes(rec)))
         if out.get("empty"):
             console.print("[yellow]The query ran and returned nothing.[/]")
-        for ev in out.get("events", []):
-            for u in ev.get("ungrounded", []) if ev.get("type") == "ValuesGrounded" else ():
-                near = ", ".join(repr(v) for v in u.get("nearest", [])) or "none"
-                console.print(f"[yellow]{escape(repr(u['mention']))} was not found in the "
-                              f"data[/] (nearest stored values: {escape(near)})")
+    for line in confidence_lines(*assessment_from_json(out)):
+        console.print(line)
     if out.get("error"):
         err_console.print(f"[bold red]no answer:[/] {escape(out['error'])}", soft_wrap=True)
         raise typer.Exit(1)

@@ -1,14 +1,23 @@
-"""Render SPARQL results as a table, JSON or CSV."""
+"""Render SPARQL results as a table, JSON or CSV; an answer's confidence as text."""
 
 from __future__ import annotations
 
 import csv
 import io
 import json
+from collections.abc import Callable, Sequence
 
 from rich.table import Table
 from rich.text import Text
 
+from navqa.model.events import (
+    Alternative,
+    Confidence,
+    ConfidenceLevel,
+    ConfidenceReason,
+    UnplacedPart,
+    UnplacedWhy,
+)
 from navqa.model.iri import compact
 from navqa.model.resultio import result_to_json
 from navqa.model.terms import (
@@ -81,3 +90,42 @@ def to_table(result: QueryResult, prefixes: dict[str, str] | None = None,
     if len(result.rows) > max_rows:
         t.caption = f"{len(result.rows)} row(s), first {max_rows} shown"
     return t
+
+
+_LEVEL_STYLE = {ConfidenceLevel.HIGH: "green", ConfidenceLevel.MEDIUM: "yellow",
+                ConfidenceLevel.LOW: "red", ConfidenceLevel.NONE: "red"}
+_PART_REASONS = {ConfidenceReason.VALUE_NOT_FOUND, ConfidenceReason.UNPLACED_VALUE,
+                 ConfidenceReason.UNPLACED_CONSTRAINT, ConfidenceReason.UNPLACED_TERM}
+_WHY = {UnplacedWhy.NOT_GROUNDED: "not found in the data, not used by the query",
+        UnplacedWhy.NOT_IN_QUERY: "not used by the query",
+        UnplacedWhy.NOT_IN_DATA: "in the query, but not found in the data"}
+
+
+def confidence_lines(confidence: Confidence | None, unplaced: Sequence[UnplacedPart],
+                     alternatives: Sequence[Alternative],
+                     name: Callable[[str], str] = str) -> list[Text]:
+    """What ``navqa ask`` prints under the answer: the confidence and its reasons, every
+    part of the question not placed, and the alternatives considered (``name`` compacts
+    IRIs). Plain :class:`~rich.text.Text`: question text is never read as markup."""
+    lines: list[Text] = []
+    if confidence is not None:
+        line = Text("confidence: ")
+        line.append(confidence.level.value, style=_LEVEL_STYLE[confidence.level])
+        line.append(f" ({confidence.score:.2f})")
+        lines.append(line)
+        # the error is printed as "no answer: …", the unplaced parts each on a line below
+        shown = {ConfidenceReason.NO_RESULT} | (_PART_REASONS if unplaced else set())
+        lines += [Text(f"  - {r.text}") for r in confidence.reasons if r.kind not in shown]
+    for p in unplaced:
+        near = (" (nearest stored values: " + ", ".join(repr(v) for v in p.nearest) + ")"
+                if p.nearest else "")
+        line = Text("not placed: ", style="yellow")
+        line.append(f"{p.text!r} ({p.kind.value}): {_WHY[p.why]}{near}")
+        lines.append(line)
+    kinds: dict[str, list[Alternative]] = {}
+    for a in alternatives:
+        kinds.setdefault(a.kind.value, []).append(a)
+    for kind, alts in kinds.items():
+        listed = ", ".join(f"{name(a.iri)} {a.score:.2f} (-{a.margin:.2f})" for a in alts)
+        lines.append(Text(f"also considered ({kind}): {listed}", style="dim"))
+    return lines

@@ -323,6 +323,122 @@ class TypeStateUpdated(Event):
     source: str
 
 
+class ConfidenceLevel(StrEnum):
+    """How far an answer can be trusted: ``none`` when there is no result at all."""
+
+    HIGH = "high"
+    MEDIUM = "medium"
+    LOW = "low"
+    NONE = "none"
+
+
+class ConfidenceReason(StrEnum):
+    """Why an answer's confidence is below ``high`` (one value per kind of doubt)."""
+
+    NO_RESULT = "no-result"
+    EMPTY_RESULT = "empty-result"
+    VALUE_NOT_FOUND = "value-not-found"
+    UNPLACED_VALUE = "unplaced-value"
+    UNPLACED_CONSTRAINT = "unplaced-constraint"
+    UNPLACED_TERM = "unplaced-term"
+    QUERY_REPAIRED = "query-repaired"
+    CLOSE_SUBGRAPHS = "close-subgraphs"
+    CLOSE_CLASSES = "close-classes"
+    COSTLY_QUERY = "costly-query"
+
+
+@dataclass(frozen=True, slots=True)
+class Reason:
+    """One reason for doubt: its kind and a sentence naming what it is about."""
+
+    kind: ConfidenceReason
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Confidence:
+    """How far an answer can be trusted (:mod:`navqa.online.confidence`).
+
+    Attributes:
+        level: ``high`` (no doubt), ``medium``, ``low`` or ``none`` (no result).
+        score: In ``[0, 1]``: 1 less a penalty per reason.
+        reasons: Every reason for doubt, most serious first.
+    """
+
+    level: ConfidenceLevel
+    score: float
+    reasons: tuple[Reason, ...] = ()
+
+
+class PartKind(StrEnum):
+    """What a part of the question is: a value, a class or property phrase, a constraint."""
+
+    VALUE = "value"
+    CLASS = "class"
+    PROPERTY = "property"
+    CONSTRAINT = "constraint"
+
+
+class UnplacedWhy(StrEnum):
+    """Why a part of the question is not (fully) placed in the answer's query.
+
+    ``not-grounded``: a value no probe found in the data, and the query does not use it.
+    ``not-in-query``: the query does not use the part (a grounded value, a phrase, a
+    comparison or superlative). ``not-in-data``: the query keeps it as written, but the
+    data holds no such value (placed, not found: an empty answer is then expected).
+    """
+
+    NOT_GROUNDED = "not-grounded"
+    NOT_IN_QUERY = "not-in-query"
+    NOT_IN_DATA = "not-in-data"
+
+
+@dataclass(frozen=True, slots=True)
+class UnplacedPart:
+    """A part of the question the answer could not place.
+
+    Attributes:
+        text: The part as written in the question.
+        kind: Value, class/property phrase, or constraint.
+        why: Why it is not placed.
+        span: Its ``(start, end)`` character offsets in the question, when found there.
+        nearest: For a value not found: the most similar stored values, best first.
+    """
+
+    text: str
+    kind: PartKind
+    why: UnplacedWhy
+    span: tuple[int, int] | None = None
+    nearest: tuple[str, ...] = ()
+
+
+class AlternativeKind(StrEnum):
+    """What an alternative is: a linked class, a linked property, or a ranked subgraph."""
+
+    CLASS = "class"
+    PROPERTY = "property"
+    SUBGRAPH = "subgraph"
+
+
+@dataclass(frozen=True, slots=True)
+class Alternative:
+    """Another term or subgraph the pipeline considered, with its score.
+
+    Attributes:
+        kind: Linked class or property, or a subgraph (by its root) from the rerank.
+        iri: The term (the subgraph's root for a subgraph).
+        score: Its score at that step.
+        margin: How far below the best of that step it scored (``0`` for a tie).
+        label: Its label.
+    """
+
+    kind: AlternativeKind
+    iri: IRI
+    score: float
+    margin: float
+    label: str = ""
+
+
 @dataclass
 class Answer:
     """The outcome of one question.
@@ -339,6 +455,11 @@ class Answer:
             ``QueryRejectedError``, ``EndpointTimeoutError``, ``UnmappedTermError`` …), so
             consumers need not parse ``error``.
         strategy: ``navqa`` or ``agent`` (or a baseline name).
+        confidence: How far the answer can be trusted, and why (``None`` only for an
+            answer no pipeline produced, e.g. the evaluation's gold strategy).
+        unplaced: The parts of the question the query does not place (values not found,
+            phrases, comparisons the query does not use); never silently dropped.
+        alternatives: The other classes, properties and subgraphs it considered.
     """
 
     question: str
@@ -352,6 +473,9 @@ class Answer:
     error: str | None = None
     error_kind: ErrorKind | None = None
     strategy: str = "navqa"
+    confidence: Confidence | None = None
+    unplaced: tuple[UnplacedPart, ...] = ()
+    alternatives: tuple[Alternative, ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -369,3 +493,24 @@ class Answered(Event):
 
     stage: ClassVar[str] = "answer"
     answer: Answer
+
+
+@dataclass(frozen=True)
+class CheaperQueryTried(Event):
+    """The cost guard found the query costly, and the offline synthesizer wrote it again
+    without the properties mapped by the exploding join (:func:`navqa.online.cost.avoid_costly`).
+
+    ``sparql`` is the query that runs next: the cheaper one when ``kept_cheaper`` (its
+    ``total_cost`` under the threshold, ``without`` the properties left out), else the
+    original, unchanged. ``tried`` counts the rewrites estimated.
+    """
+
+    stage: ClassVar[str] = "cost"
+    original: str
+    original_cost: float | None
+    sparql: str
+    total_cost: float | None
+    kept_cheaper: bool
+    without: tuple[IRI, ...] = ()
+    tried: int = 0
+    summary: str = ""

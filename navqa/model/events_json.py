@@ -11,7 +11,19 @@ import dataclasses
 from enum import Enum
 from typing import Any
 
-from navqa.model.events import Answer, Event
+from navqa.model.events import (
+    Alternative,
+    AlternativeKind,
+    Answer,
+    Confidence,
+    ConfidenceLevel,
+    ConfidenceReason,
+    Event,
+    PartKind,
+    Reason,
+    UnplacedPart,
+    UnplacedWhy,
+)
 from navqa.model.resultio import result_to_json
 from navqa.model.terms import GraphResult, QueryResult
 
@@ -44,7 +56,9 @@ def event_json(ev: Event) -> dict[str, Any]:
 
 
 def answer_json(a: Answer) -> dict[str, Any]:
-    """The answer with its SPARQL, result (SPARQL JSON), timings, LLM use and events."""
+    """The answer with its SPARQL, result (SPARQL JSON), timings, LLM use, confidence,
+    the parts of the question it could not place, the alternatives it considered, and
+    its events."""
     return {
         "question": a.question,
         "strategy": a.strategy,
@@ -55,5 +69,40 @@ def answer_json(a: Answer) -> dict[str, Any]:
         "timings": a.timings,
         "llm": {"calls": a.llm_calls, "prompt_tokens": a.prompt_tokens,
                 "completion_tokens": a.completion_tokens},
+        "confidence": confidence_json(a.confidence),
+        "unplaced": [_jsonable(p) for p in a.unplaced],
+        "alternatives": [_jsonable(x) for x in a.alternatives],
         "events": [event_json(e) for e in a.events],
     }
+
+
+def confidence_json(c: Confidence | None) -> dict[str, Any] | None:
+    """``{"level", "score", "reasons": [sentence, ...], "reason_kinds": [kind, ...]}``.
+
+    ``reasons`` stay plain sentences (what the web page prints); ``reason_kinds`` gives
+    each one's :class:`~navqa.model.events.ConfidenceReason`, in the same order.
+    """
+    if c is None:
+        return None
+    return {"level": c.level.value, "score": c.score,
+            "reasons": [r.text for r in c.reasons],
+            "reason_kinds": [r.kind.value for r in c.reasons]}
+
+
+def assessment_from_json(data: dict[str, Any]) -> tuple[
+        Confidence | None, tuple[UnplacedPart, ...], tuple[Alternative, ...]]:
+    """The confidence, unplaced parts and alternatives back from :func:`answer_json`'s
+    object (what a ``navqa serve`` answer carries)."""
+    c = data.get("confidence")
+    conf = None if c is None else Confidence(
+        ConfidenceLevel(c["level"]), float(c["score"]),
+        tuple(Reason(ConfidenceReason(k), t)
+              for k, t in zip(c["reason_kinds"], c["reasons"], strict=True)))
+    unplaced = tuple(UnplacedPart(p["text"], PartKind(p["kind"]), UnplacedWhy(p["why"]),
+                                  tuple(p["span"]) if p.get("span") else None,
+                                  tuple(p.get("nearest", ())))
+                     for p in data.get("unplaced", ()))
+    alternatives = tuple(Alternative(AlternativeKind(a["kind"]), a["iri"], float(a["score"]),
+                                     float(a["margin"]), a.get("label", ""))
+                         for a in data.get("alternatives", ()))
+    return conf, unplaced, alternatives

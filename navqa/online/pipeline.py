@@ -25,10 +25,8 @@ from navqa.errors import (
     EndpointError,
     EndpointUnreachableError,
     LLMError,
-    NavqaError,
     QueryCheckError,
 )
-from navqa.model.cost import CostVerdict
 from navqa.model.events import (
     Answer,
     Answered,
@@ -38,7 +36,6 @@ from navqa.model.events import (
     Linked,
     MentionsExtracted,
     QueryChecked,
-    QueryCostChecked,
     QueryExecuted,
     QuerySynthesized,
     ScoredTerm,
@@ -52,18 +49,27 @@ from navqa.model.llm import Message, Response
 from navqa.offline.artifacts import IndexBundle
 from navqa.online.answer_type import offline_answer_type
 from navqa.online.check import CheckResult, check_query
+from navqa.online.confidence import assess
 from navqa.online.context import SchemaContext
-from navqa.online.cost import CostGuard, costly_suggestion
-from navqa.online.expansion import CandidateFilter, Scorer, Subgraph, expand
+from navqa.online.cost import CostGuard, avoid_costly, cost_event, offline_rewrite
+from navqa.online.expansion import (
+    Anchor,
+    CandidateFilter,
+    ContextRequest,
+    Scorer,
+    Subgraph,
+    complete,
+    expand,
+)
 from navqa.online.judge import Judge, LLMJudge, OfflineJudge
-from navqa.online.linking import link
+from navqa.online.linking import LEXICAL_WEIGHT, link
 from navqa.online.mentions import LLMMentionExtractor, extract_mentions
 from navqa.online.state import AskState
 from navqa.online.strategies import STRATEGIES, Stages, StrategyRegistry, registry
 from navqa.online.synth_llm import LLMSynthesizer
 from navqa.online.synth_offline import OfflineSynthesizer
 from navqa.online.values import CategoricalVocabulary, ground_mentions
-from navqa.online.verbalize import compact_listing, verbalize
+from navqa.online.verbalize import compact_listing, edge_cost, token_count, verbalize
 
 __all__ = ["STRATEGIES", "AskState", "CountingLLM", "Pipeline", "run_navqa"]
 
@@ -245,12 +251,16 @@ class Pipeline:
         for ev in st.events:
             timings[ev.stage] = timings.get(ev.stage, 0.0) + ev.seconds
         timings["total"] = time.perf_counter() - t0
+        verdict = assess(question, st.events, sparql=st.sparql, result=st.result,
+                         error=st.error, label=self.ctx.label)
         answer = Answer(
             question=question, sparql=st.sparql, result=st.result, events=tuple(st.events),
             timings=timings, llm_calls=self.llm.calls if self.llm else 0,
             prompt_tokens=self.llm.prompt_tokens if self.llm else 0,
             completion_tokens=self.llm.completion_tokens if self.llm else 0,
-            error=st.error, error_kind=st.error_kind, strategy=strategy)
+            error=st.error, error_kind=st.error_kind, strategy=strategy,
+            confidence=verdict.confidence, unplaced=verdict.unplaced,
+            alternatives=verdict.alternatives)
         yield Answered(answer=answer)
 
     # -- NaVQA -------------------------------------------------------------------------
@@ -369,6 +379,13 @@ class Pipeline:
             yield from judged
         else:
             subs = {r: Subgraph(root=r, nodes={r}) for r in roots}
+        if pc.use_expansion:
+            # the context: what the question's values, names and words point at
+            request = self._context_request(st)
+            for root in roots:
+                sub = subs[root]
+                subs[root] = complete(self.ctx, sub, request, lambda g, e: edge_cost(
+                    self.ctx, g, e), token_count(verbalize(self.ctx, sub)))
         judged_s = sum(e.seconds for e in judged) if pc.use_expansion else 0.0
         per_root = max(0.0, time.perf_counter() - t - judged_s) / max(1, len(roots))
         for root in roots:
@@ -380,12 +397,26 @@ class Pipeline:
             st.verbalized[root] = text
             yield SubgraphVerbalized(root=root, text=text)
 
+    def _context_request(self, st: AskState) -> ContextRequest:
+        """What the chosen subgraph must show besides the expansion (:func:`complete`)."""
+        assert st.linking is not None
+        lk = st.linking
+        anchors = [Anchor(g.prop, g.classes) for g in st.groundings]
+        anchors += [Anchor(n.prop, n.classes) for u in st.ungrounded if u.kept
+                    for n in u.nearest[:1]]
+        relevance = {p: s + LEXICAL_WEIGHT * lk.lexical.get(p, 0.0)
+                     for p, s in lk.property_scores.items()}
+        return ContextRequest(anchors=tuple(anchors), classes=tuple(c.iri for c in lk.classes),
+                              relevance=relevance, lexical=dict(lk.lexical))
+
     def rerank(self, st: AskState) -> Iterator[Event]:
         """Choose the subgraph that best matches the question."""
         assert st.linking is not None
         t = time.perf_counter()
         roots = list(st.subgraphs)
-        texts = [f"{self.ctx.label(r)}\n{st.verbalized[r]}" for r in roots]
+        # the expanded subgraphs compete, not the context added to each of them
+        texts = [f"{self.ctx.label(r)}\n{verbalize(self.ctx, st.subgraphs[r], context=False)}"
+                 for r in roots]
         scores = self.reranker.score(st.question, texts)
         anchors = {c for g in st.groundings for c in g.classes}
         final: list[ScoredTerm] = []
@@ -442,11 +473,11 @@ class Pipeline:
                            unmapped_terms=tuple(res.unmapped + res.unknown),
                            repaired=res.repaired, seconds=time.perf_counter() - t)
 
-    def execute(self, st: AskState) -> Iterator[Event]:
+    def execute(self, st: AskState, *, guard: bool = True) -> Iterator[Event]:
         """Run the checked query; endpoint failures other than 'unreachable' become errors."""
         assert st.sparql is not None
-        if self.cost_guard is not None:
-            yield _cost_event(self.cost_guard, st.sparql)
+        if guard and self.cost_guard is not None:  # guard=False: the strategy did it
+            yield cost_event(self.cost_guard, st.sparql)[1]
         t = time.perf_counter()
         try:
             st.result = self.endpoint.query(st.sparql,
@@ -466,25 +497,6 @@ class Pipeline:
                             seconds=time.perf_counter() - t)
 
 
-def _cost_event(guard: CostGuard, sparql: str) -> QueryCostChecked:
-    """The guard's verdict as an event; a query Ontop cannot reformulate (or PostgreSQL
-    cannot explain) is said so and still runs, so that its own failure is reported."""
-    t = time.perf_counter()
-    try:
-        check = guard.check(sparql)
-    except EndpointUnreachableError:
-        raise
-    except NavqaError as e:
-        return QueryCostChecked(sparql=sparql, verdict=CostVerdict.UNKNOWN.value,
-                                summary=f"no cost estimate: {str(e).splitlines()[0]}",
-                                seconds=time.perf_counter() - t)
-    return QueryCostChecked(
-        sparql=sparql, verdict=check.verdict.value, summary=check.summary(),
-        total_cost=check.estimate.total_cost if check.estimate is not None else None,
-        suggestion=costly_suggestion(check) if check.costly else None,
-        seconds=time.perf_counter() - t)
-
-
 def run_navqa(pipe: Stages, st: AskState) -> Iterator[Event]:
     """NaVQA's strategy: extract, ground, expand, rerank, synthesize, check, execute, repair."""
     yield from pipe.extract(st)
@@ -502,7 +514,14 @@ def run_navqa(pipe: Stages, st: AskState) -> Iterator[Event]:
         st.error_kind = ErrorKind.UNMAPPED_TERM if (st.check.unmapped or st.check.unknown) \
             else ErrorKind.SPARQL_SYNTAX
         return
-    yield from pipe.execute(st)
+    assert st.sparql is not None
+    if pipe.cost_guard is not None:  # a costly query: offline, try a cheaper path in Ga first
+        rewrite = offline_rewrite(pipe.ctx, st, enforce_active=pipe.config.pipeline
+                                  .use_active_ontology) if pipe.llm is None else None
+        kept = yield from avoid_costly(pipe.cost_guard, st.sparql, st.check.predicates, rewrite)
+        if kept is not None:
+            st.sparql, st.plan = kept
+    yield from pipe.execute(st, guard=pipe.cost_guard is None)
     if st.result is not None and st.result.is_empty and pipe.config.pipeline.repair_attempts > 0:
         yield from registry.repair()(pipe, st)
 

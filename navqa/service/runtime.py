@@ -22,8 +22,6 @@ from navqa.model.events import (
     Answer,
     Answered,
     QueryChecked,
-    QueryRepaired,
-    SubgraphsReranked,
     ValuesGrounded,
 )
 from navqa.model.events_json import answer_json, event_json, result_json
@@ -45,15 +43,6 @@ class LlmChoice(StrEnum):
 
     none = "none"
     openai = "openai"
-
-
-class Confidence(StrEnum):
-    """How far an answer can be trusted, from what the pipeline saw (see :func:`confidence`)."""
-
-    high = "high"
-    medium = "medium"
-    low = "low"
-    none = "none"
 
 
 @dataclass(frozen=True)
@@ -150,36 +139,6 @@ def build_service(config: NavqaConfig, source: VkgSource, url: str, *,
 EventSink = Callable[[str, dict[str, Any]], None]
 
 
-def confidence(answer: Answer) -> tuple[Confidence, list[str]]:
-    """A coarse confidence level and the reasons for it.
-
-    ``none``: no result (an error, or a refused query). ``low``: the query ran and returned
-    nothing, or a value of the question was not found in the data. ``medium``: an answer,
-    but the query was repaired or the two best subgraphs scored within 0.05 of each other.
-    ``high``: an answer from a query that passed the checks unrepaired, every value grounded.
-    """
-    if answer.error or answer.result is None:
-        return Confidence.none, [answer.error or "no result"]
-    reasons: list[str] = []
-    ungrounded = [u.mention for ev in answer.of(ValuesGrounded)
-                  if isinstance(ev, ValuesGrounded) for u in ev.ungrounded]
-    if answer.empty:
-        reasons.append("the query returned nothing")
-    if ungrounded:
-        reasons.append("not found in the data: " + ", ".join(repr(m) for m in ungrounded))
-    if reasons:
-        return Confidence.low, reasons
-    if answer.of(QueryRepaired) or any(isinstance(ev, QueryChecked) and ev.repaired
-                                       for ev in answer.events):
-        reasons.append("the query was repaired")
-    for ev in answer.of(SubgraphsReranked):
-        assert isinstance(ev, SubgraphsReranked)
-        top = sorted((s.score for s in ev.scores), reverse=True)
-        if len(top) > 1 and top[0] - top[1] < 0.05:
-            reasons.append(f"two subgraphs scored within {top[0] - top[1]:.3f}")
-    return (Confidence.medium if reasons else Confidence.high), reasons
-
-
 def lint_json(svc: VkgService, sparql: str) -> dict[str, Any]:
     """Lint one query (never runs it): its findings with positions, and a repair if any."""
     with svc.lint_lock:
@@ -210,9 +169,10 @@ def ask(svc: VkgService, question: str, *, strategy: str = "navqa",
         llm: LlmChoice | None = None, sink: EventSink | None = None) -> dict[str, Any]:
     """Answer one question; every pipeline event goes to ``sink`` as it happens.
 
-    The result is ``navqa ask --json``'s object plus ``vkg``, ``answer`` (the first
-    column's values), ``confidence``, ``lint`` (findings on the SPARQL) and, for an empty
-    result, ``triage``.
+    The result is ``navqa ask --json``'s object (with the answer's ``confidence``,
+    ``unplaced`` parts and ``alternatives``, from :mod:`navqa.online.confidence`) plus
+    ``vkg``, ``answer`` (the first column's values), ``lint`` (findings on the SPARQL)
+    and, for an empty result, ``triage``.
 
     Raises:
         ConfigError: unknown strategy or LLM, or an empty question.
@@ -232,8 +192,6 @@ def ask(svc: VkgService, question: str, *, strategy: str = "navqa",
     out["vkg"] = svc.name
     out["error_kind"] = answer.error_kind
     out["answer"] = answer_values(answer)
-    level, reasons = confidence(answer)
-    out["confidence"] = {"level": level.value, "reasons": reasons}
     lint = lint_json(svc, answer.sparql) if answer.sparql else None
     out["lint"] = lint
     if sink is not None and lint is not None:

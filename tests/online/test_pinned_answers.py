@@ -1,0 +1,87 @@
+"""Pinned answers on the big VKGs: the offline pipeline answers these exactly.
+
+Each case is a dev question (``datasets/<vkg>/questions.jsonl``) that the offline pipeline
+answered correctly in a dev evaluation; they come from the dev split because the test
+split is frozen (never read, never tuned on). The expected side is the gold query's own
+result on the same endpoint, compared as canonical answers (:func:`~navqa.evaluation.
+metrics.score`), never rows the code once produced: a regression in linking, grounding or
+synthesis that changes any answer fails here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from navqa.evaluation.dataset import Question, load_split
+from navqa.evaluation.metrics import score
+from navqa.online.pipeline import Pipeline
+
+PINNED: dict[str, tuple[str, ...]] = {
+    # several rows, a one-hop list, a year, a numeric filter, a superlative
+    "npd": ("npd-003", "npd-010", "npd-037", "npd-055", "npd-127"),
+    # a description by name, a count, a count over a join, a count of a class
+    "bgee": ("bgee-001", "bgee-002", "bgee-008", "bgee-017"),
+    # the only two ATKIS dev questions the offline pipeline answers exactly today
+    "atkis": ("atkis-004", "atkis-007"),
+}
+
+
+def _questions(vkg: str) -> dict[str, Question]:
+    by_id = {q.id: q for q in load_split(vkg, "dev").questions}
+    missing = [i for i in PINNED[vkg] if i not in by_id]
+    assert not missing, f"pinned ids not in the {vkg} dev split: {missing}"
+    return {i: by_id[i] for i in PINNED[vkg]}
+
+
+def _pipeline(navqa_config, vkg: Callable[..., object], embedder, name: str) -> Pipeline:
+    served = vkg(name)
+    return Pipeline.for_vkg(navqa_config, served.running,  # type: ignore[attr-defined]
+                            embedder=embedder)
+
+
+def _check(pipe: Pipeline, q: Question) -> None:
+    gold = pipe.endpoint.query(q.sparql)
+    assert not gold.is_empty, f"{q.id}: the gold query returned nothing"
+    answer = pipe.ask(q.question)
+    assert answer.error is None, f"{q.id}: {answer.error}"
+    s = score(gold, answer.result, ordered=bool(q.ordered))
+    assert s.acc, (f"{q.id} {q.question!r}: f1={s.f1:.2f} (precision {s.precision:.2f}, "
+                   f"recall {s.recall:.2f})\n{answer.sparql}")
+
+
+@pytest.fixture(scope="module")
+def npd_pipeline(navqa_config, vkg, embedder) -> Pipeline:
+    return _pipeline(navqa_config, vkg, embedder, "npd")
+
+
+@pytest.fixture(scope="module")
+def bgee_pipeline(navqa_config, vkg, embedder) -> Pipeline:
+    return _pipeline(navqa_config, vkg, embedder, "bgee")
+
+
+@pytest.fixture(scope="module")
+def atkis_pipeline(navqa_config, vkg, embedder) -> Pipeline:
+    return _pipeline(navqa_config, vkg, embedder, "atkis")
+
+
+@pytest.mark.npd
+@pytest.mark.ontop
+@pytest.mark.parametrize("qid", PINNED["npd"])
+def test_npd_pinned_answer(npd_pipeline: Pipeline, qid: str) -> None:
+    _check(npd_pipeline, _questions("npd")[qid])
+
+
+@pytest.mark.bgee
+@pytest.mark.ontop
+@pytest.mark.parametrize("qid", PINNED["bgee"])
+def test_bgee_pinned_answer(bgee_pipeline: Pipeline, qid: str) -> None:
+    _check(bgee_pipeline, _questions("bgee")[qid])
+
+
+@pytest.mark.atkis
+@pytest.mark.ontop
+@pytest.mark.parametrize("qid", PINNED["atkis"])
+def test_atkis_pinned_answer(atkis_pipeline: Pipeline, qid: str) -> None:
+    _check(atkis_pipeline, _questions("atkis")[qid])
