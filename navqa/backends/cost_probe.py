@@ -16,7 +16,7 @@ every other failure (endpoint down, SQL rejected) is raised as navqa's error.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import requests
@@ -28,7 +28,8 @@ from navqa.errors import (
     PostgresError,
 )
 
-__all__ = ["OntopPostgresProbe", "OntopReformulator", "PostgresExplainer"]
+__all__ = ["LeasedPostgresExplainer", "OntopPostgresProbe", "OntopReformulator",
+           "PostgresExplainer", "probe_for"]
 
 
 class OntopReformulator:
@@ -131,7 +132,8 @@ class OntopPostgresProbe:
         why: Why there is no explainer.
     """
 
-    def __init__(self, reformulator: OntopReformulator, explainer: PostgresExplainer | None,
+    def __init__(self, reformulator: OntopReformulator,
+                 explainer: PostgresExplainer | LeasedPostgresExplainer | None,
                  *, why: str = "navqa has no access to the database") -> None:
         self.reformulator = reformulator
         self.explainer = explainer
@@ -146,8 +148,62 @@ class OntopPostgresProbe:
         return self.explainer.explain(sql)
 
 
+class LeasedPostgresExplainer:
+    """``EXPLAIN`` on a database of navqa's configured server (``NAVQA_PG_DSN`` or the
+    private cluster), taking a lease on the cluster for each call only (stateless).
+
+    Used for an endpoint navqa did not start in this process (``navqa endpoint up``),
+    whose database it knows from the endpoint's record.
+
+    Args:
+        config: navqa configuration (which server, the cluster's folder).
+        database: The database name.
+        timeout_s: Statement timeout for the ``EXPLAIN`` itself.
+    """
+
+    def __init__(self, config: Any, database: str, *, timeout_s: float = 30.0) -> None:
+        self.config = config
+        self.database = database
+        self.timeout_s = timeout_s
+
+    def __repr__(self) -> str:
+        return f"LeasedPostgresExplainer(database={self.database!r})"
+
+    def explain(self, sql: str) -> Mapping[str, Any]:
+        """See :meth:`PostgresExplainer.explain`.
+
+        Raises:
+            PostgresError: the server cannot be reached, or refused the statement.
+        """
+        from navqa.runtime.postgres import postgres
+
+        with postgres(self.config) as pg:
+            return PostgresExplainer({"conninfo": pg.conninfo(self.database)},
+                                     timeout_s=self.timeout_s).explain(sql)
+
+
+def _recorded(url: str, config: Any, endpoints: Sequence[Any] | None
+              ) -> tuple[Any | None, str | None]:
+    """The database behind an endpoint recorded by ``navqa endpoint up`` (an
+    :class:`~navqa.runtime.vkg.EndpointState`) when it is one navqa's configuration reaches,
+    else ``None`` and why not."""
+    from navqa.runtime.vkg import database_id, endpoint_states
+
+    states = endpoints if endpoints is not None else endpoint_states(config)
+    mine = [st for st in states if st.url.rstrip("/") == url.rstrip("/")]
+    if not mine:
+        return None, (f"{url} is not an endpoint navqa started (`navqa endpoint up`), so "
+                      "navqa does not know its database")
+    st = mine[0]
+    if st.database.same_database(database_id(config, None, st.db_name)):
+        return st, None
+    return None, (f"{url} reads {st.database}, not a database of the PostgreSQL navqa is "
+                  "configured for (NAVQA_PG_DSN or its private cluster)")
+
+
 def probe_for(url: str, *, bundled_pg: Any = None, database: str | None = None,
-              source: Any = None, timeout_s: float = 30.0) -> OntopPostgresProbe:
+              source: Any = None, timeout_s: float = 30.0, config: Any = None,
+              endpoints: Sequence[Any] | None = None) -> OntopPostgresProbe:
     """The probe for an endpoint navqa serves, with whatever database access it has.
 
     Args:
@@ -158,6 +214,11 @@ def probe_for(url: str, *, bundled_pg: Any = None, database: str | None = None,
         source: A :class:`~navqa.model.vkg_source.VkgSource` whose ``database`` is the
             user's (PostgreSQL only).
         timeout_s: Statement timeout of each ``EXPLAIN``.
+        config: navqa configuration: with it, an endpoint navqa did not start here (a
+            reused one, ``--endpoint``) is looked up among the records of
+            ``navqa endpoint up``, whose database navqa then explains on.
+        endpoints: Those records (:class:`~navqa.runtime.vkg.EndpointState`); by default
+            the live ones of ``config``'s cache.
     """
     reformulator = OntopReformulator(url, timeout=max(timeout_s, 60.0))
     if bundled_pg is not None and database is not None:
@@ -171,6 +232,12 @@ def probe_for(url: str, *, bundled_pg: Any = None, database: str | None = None,
             libpq_conninfo(db, timeout_s), timeout_s=timeout_s))
     if db is not None:
         why = f"no cost estimate for {db.jdbc_url.split(':')[1]} databases"
+    elif config is not None:
+        st, why_not = _recorded(url, config, endpoints)
+        if st is not None:
+            return OntopPostgresProbe(reformulator, LeasedPostgresExplainer(
+                config, st.db_name, timeout_s=timeout_s))
+        why = why_not or "navqa has no access to the endpoint's database"
     elif getattr(source, "endpoint", None):
         why = "navqa has no access to the database behind --endpoint"
     else:

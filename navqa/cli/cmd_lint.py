@@ -137,6 +137,6 @@ def _lint_cost(results: list[LintResult], cfg: NavqaConfig, source: VkgSource,
 
     with starting(f"starting {source.name}", serve_source, cfg, source, dev=True) as served:
         guard = guard_for(served, mappings=bundle.mappings, max_cost=max_cost,
-                          timeout_s=cfg.runtime.query_timeout_s)
+                          timeout_s=cfg.runtime.query_timeout_s, config=cfg)
         for res in results:
             lint_cost(res, guard)

@@ -91,5 +91,5 @@ def sparql(
 
         warn_if_costly(err_console, running, text, max_cost=max_cost,
                        mappings=parse_mappings(chosen.source.mapping),
-                       timeout_s=cfg.runtime.query_timeout_s)
+                       timeout_s=cfg.runtime.query_timeout_s, config=cfg)
         run(running.url)

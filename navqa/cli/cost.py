@@ -22,21 +22,25 @@ MaxCostOpt = Annotated[float | None, typer.Option(
 
 
 def guard_for(served: Any, *, mappings: MappingSet | None, max_cost: float | None,
-              timeout_s: float = 30.0) -> CostGuard:
+              timeout_s: float = 30.0, config: Any = None) -> CostGuard:
     """The guard for a :class:`~navqa.runtime.serve.ServedSource` (or a
-    :class:`~navqa.runtime.vkg.RunningVkg`), with the database access navqa has."""
+    :class:`~navqa.runtime.vkg.RunningVkg`), with the database access navqa has; with
+    ``config``, a reused or ``--endpoint`` endpoint of ``navqa endpoint up`` is explained on
+    the database its record names."""
     from navqa.backends.cost_probe import probe_for
 
     bundled = getattr(served, "bundled", served)
     pg = getattr(bundled, "pg", None)
     database = getattr(bundled, "database", None) if pg is not None else None
     probe = probe_for(served.url, bundled_pg=pg, database=database,
-                      source=getattr(served, "source", None), timeout_s=timeout_s)
+                      source=getattr(served, "source", None), timeout_s=timeout_s,
+                      config=config)
     return CostGuard(probe, mappings=mappings, max_cost=max_cost or DEFAULT_MAX_COST)
 
 
 def warn_if_costly(err: Any, served: Any, query: str, *, max_cost: float | None,
-                   mappings: MappingSet | None = None, timeout_s: float = 30.0) -> None:
+                   mappings: MappingSet | None = None, timeout_s: float = 30.0,
+                   config: Any = None) -> None:
     """Print one warning line (and the fix) when the guard finds ``query`` costly.
 
     An unknown cost is said only when ``--max-cost`` was given (the user asked for it). When
@@ -51,7 +55,7 @@ def warn_if_costly(err: Any, served: Any, query: str, *, max_cost: float | None,
 
     try:
         check = guard_for(served, mappings=mappings, max_cost=max_cost,
-                          timeout_s=timeout_s).check(query)
+                          timeout_s=timeout_s, config=config).check(query)
     except EndpointUnreachableError:
         raise
     except NavqaError as e:  # the query itself runs next and reports its own failure

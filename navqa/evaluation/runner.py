@@ -677,7 +677,7 @@ def run_eval(
 
             pipeline.cost_guard = CostGuard(
                 probe_for(vkg.url, bundled_pg=vkg.pg, database=vkg.database,
-                          timeout_s=cfg.runtime.query_timeout_s),
+                          timeout_s=cfg.runtime.query_timeout_s, config=cfg),
                 mappings=pipeline.ctx.bundle.mappings)
     evaluator = _Evaluator(strategy, endpoint, pipeline, timeout)
 

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from navqa.backends.protocols import LLM, SparqlEndpoint
     from navqa.config import NavqaConfig
     from navqa.online.context import SchemaContext
+    from navqa.online.cost import CostGuard
     from navqa.online.expansion import CandidateFilter
     from navqa.online.state import AskState
 
@@ -61,6 +62,9 @@ class Stages(Protocol):
     @property
     def candidate_filter(self) -> CandidateFilter | None: ...
 
+    @property
+    def cost_guard(self) -> CostGuard | None: ...
+
     def full_context(self) -> SchemaContext: ...
 
     def ask(self, question: str, *, strategy: str = "navqa") -> Answer: ...
@@ -77,7 +81,7 @@ class Stages(Protocol):
 
     def check(self, st: AskState) -> Iterator[Event]: ...
 
-    def execute(self, st: AskState) -> Iterator[Event]: ...
+    def execute(self, st: AskState, *, guard: bool = True) -> Iterator[Event]: ...
 
 
 Strategy = Callable[["Stages", "AskState"], Iterator[Event]]

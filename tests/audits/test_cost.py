@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -19,13 +20,19 @@ from pathlib import Path
 
 import pytest
 
-from navqa.backends.cost_probe import OntopPostgresProbe, OntopReformulator, PostgresExplainer
+from navqa.backends.cost_probe import (
+    OntopPostgresProbe,
+    OntopReformulator,
+    PostgresExplainer,
+    probe_for,
+)
 from navqa.evaluation.dataset import load_questions
 from navqa.model.cost import CostVerdict
 from navqa.offline.artifacts import parse_mappings
 from navqa.online.cost import DEFAULT_MAX_COST, CostGuard
 from navqa.runtime.ontop import OntopProcess, OntopSpec
 from navqa.runtime.postgres import PgConnection, recreate_database
+from navqa.runtime.vkg import DatabaseId, EndpointState, database_id
 
 pytestmark = [pytest.mark.ontop, pytest.mark.postgres]
 
@@ -243,3 +250,40 @@ def test_npd_strata_through_wellbore_formation_top_are_flagged(vkg) -> None:
     assert check.estimate is not None and check.estimate.total_cost > 100 * DEFAULT_MAX_COST
     assert h is not None and "wellbore_formation_top" in h.tables, check.summary()
     assert h.mapping_ids, check.summary()
+
+
+def _record(url: str, db: DatabaseId) -> EndpointState:
+    """What ``navqa endpoint up`` records for an endpoint (see :mod:`navqa.runtime.vkg`)."""
+    return EndpointState(name="strata", url=url, pid=os.getpid(), ontop_pid=0, port=0,
+                         mapping="strata.obda", files_checksum="", started_at=0.0,
+                         log_path="", db_host=db.host, db_port=db.port, db_name=db.database,
+                         db_cluster=db.cluster)
+
+
+def test_an_endpoint_navqa_did_not_start_here_is_explained_on_its_recorded_database(
+        strata, pg, navqa_config) -> None:
+    """A reused or ``--endpoint`` endpoint: with the record of ``navqa endpoint up`` the
+    guard explains on the database it names (a lease on navqa's server per EXPLAIN)."""
+    proc, _, mp = strata
+    recorded = _record(proc.url, database_id(navqa_config, pg, DB))
+    probe = probe_for(proc.url, config=navqa_config, endpoints=[recorded])
+    guard = CostGuard(probe, mappings=parse_mappings(mp))
+    check = guard.check(EXPLODING)
+    assert check.verdict is CostVerdict.COSTLY, check.summary()
+    assert check.estimate is not None and "stratum.unit" in (check.estimate.hotspot.columns
+                                                             if check.estimate.hotspot else ())
+    assert CostGuard(probe).check(KEYED).verdict is CostVerdict.OK
+
+
+def test_an_endpoint_without_a_known_database_says_why_it_is_unknown(strata, pg,
+                                                                     navqa_config) -> None:
+    proc, _, _ = strata
+    unknown = CostGuard(probe_for(proc.url, config=navqa_config, endpoints=[])).check(EXPLODING)
+    assert unknown.verdict is CostVerdict.UNKNOWN and unknown.estimate is None
+    assert "is not an endpoint navqa started" in (unknown.reason or ""), unknown.reason
+    # a record naming a database of another server: never explained on the wrong one
+    elsewhere = _record(proc.url, DatabaseId("db.example.org", 5432, DB, None))
+    other = CostGuard(probe_for(proc.url, config=navqa_config,
+                                endpoints=[elsewhere])).check(EXPLODING)
+    assert other.verdict is CostVerdict.UNKNOWN
+    assert "db.example.org:5432/" + DB in (other.reason or ""), other.reason
