@@ -19,16 +19,17 @@ from typing import Any
 from navqa.model.events import AnswerKind, Mentions
 from navqa.model.iri import IRI
 from navqa.online.context import SchemaContext
+from navqa.online.lexicon import Phenomenon, words
 from navqa.online.mentions import STOP
 
 _HEAD = re.compile(
     r"^\W*(?:in\s+|on\s+|at\s+|from\s+|by\s+|for\s+|to\s+)?(?:which|what|how\s+many)\s+"
     r"(?P<rest>.*)$", re.I)
 _OF_NP = re.compile(r"\bof\s+(?:any|each|every|all|the|a|an)?\s*(?P<rest>.*)$", re.I)
-_VERBISH = frozenset("""is are was were do does did has have had can will would should build
-    builds built run runs ran call calls called stop stops belong belongs leave leaves left
-    serve serves served start starts started began begin pass passes managed worked hauled
-    opened open own owns owned use uses used operate operates operated lie lies located""".split())
+_AUXILIARIES = words(Phenomenon.AUXILIARY)
+# A finite verb ends the noun phrase after the wh-word: an auxiliary, or a word with a
+# past-tense inflection ("which stations opened …", "which companies managed …").
+_INFLECTED_VERB = re.compile(r"[a-z]{3,}[^e]ed$")
 _ATTRIBUTE = re.compile(r"^\W*(?:what|which)\s+(?:is|are|was|were)\s+the\s+", re.I)
 _WHO = re.compile(r"^\W*(?:who|whom|whose)\b", re.I)
 _WHERE = re.compile(r"^\W*where\b", re.I)
@@ -59,7 +60,7 @@ def _noun_phrases(text: str) -> list[str]:
     out: list[str] = []
     words: list[str] = []
     for w in re.findall(r"[a-zà-ÿ\-]+", text.lower()):
-        if w in STOP or w in _VERBISH:
+        if w in STOP or w in _AUXILIARIES or (words and _INFLECTED_VERB.match(w)):
             break
         words.append(w)
         out.append(" ".join(words))
@@ -97,7 +98,7 @@ def offline_answer_type(ctx: SchemaContext, question: str, mentions: Mentions, *
         if not phrases and _WHO.match(question):
             phrases = ["person organisation company"]
         elif not phrases and _WHERE.match(question):
-            phrases = ["place location station"]
+            phrases = ["place location"]
     if hint is not None:
         try:
             kind = AnswerKind(hint.kind)

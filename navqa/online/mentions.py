@@ -20,51 +20,39 @@ from pydantic import BaseModel, Field
 from navqa.backends.protocols import LLM
 from navqa.model.events import Mentions, QuestionCues, ValueMention
 from navqa.model.llm import Message
-
-STOP = frozenset(
-    """a an the of in on at to for from by with and or but is are was were be been being do
-    does did has have had there their its it this that these those which what who whom whose
-    where when how many much any all each every some no not nor than then as into onto about
-    per via same other me my we our you your they them he she his her i can could would should
-    will shall may might must also only just still today currently ever now both either neither
-    more most less least over under after before between during since until within without
-    ever yet so such own one ones give list show tell find name names""".split()
+from navqa.online.lexicon import (
+    NUMBER_VALUES,
+    Phenomenon,
+    pattern,
+    quantity_of,
+    superlative_direction,
+    words,
 )
-# Words that are about the question's form rather than its content.
-FORM_WORDS = frozenset("please whole entire network overall total number".split())
+from navqa.online.question_shape import unbounded_order
 
-SUPERLATIVES: dict[str, str] = {
-    "longest": "max", "largest": "max", "biggest": "max", "highest": "max", "most": "max",
-    "greatest": "max", "fastest": "max", "deepest": "max", "oldest": "min", "newest": "max",
-    "latest": "max", "last": "max", "final": "max", "maximum": "max", "top": "max",
-    "heaviest": "max", "tallest": "max", "busiest": "max", "youngest": "max",
-    "shortest": "min", "smallest": "min", "lowest": "min", "fewest": "min", "least": "min",
-    "earliest": "min", "first": "min", "slowest": "min", "minimum": "min", "cheapest": "min",
-}
-# Superlative adjective → the quantity it usually ranks by (helps property linking).
-SUPERLATIVE_NOUN: dict[str, str] = {
-    "longest": "length", "shortest": "length", "largest": "size population area",
-    "smallest": "size population area", "highest": "value", "lowest": "value",
-    "fastest": "speed", "slowest": "speed", "oldest": "date year founded", "newest": "date year",
-    "earliest": "time date start", "latest": "time date", "deepest": "depth",
-    "busiest": "number", "first": "sequence order", "last": "sequence order",
-    "final": "sequence order", "biggest": "size",
-}
+STOP = words(Phenomenon.STOPWORD)
+# Words that are about the question's form rather than its content.
+FORM_WORDS = words(Phenomenon.FORM_WORD)
+_SUPERLATIVE_WORDS = (words(Phenomenon.SUPERLATIVE_MAX) | words(Phenomenon.SUPERLATIVE_MIN))
+_ORDINALS = words(Phenomenon.ORDINAL_FIRST) | words(Phenomenon.ORDINAL_LAST)
+_ORDINAL_WH = ("what", "which", "where", "when", "who")
 
 _COMPARATORS: list[tuple[str, str]] = [
-    (r"\b(?:more|greater|larger|higher|longer|bigger|later)\s+than\b", ">"),
-    (r"\b(?:over|above|exceeding|beyond)\b", ">"),
-    (r"\bafter\b", ">"),
-    (r"\bsince\b", ">="),
-    (r"\b(?:at\s+least|no\s+(?:fewer|less)\s+than)\b", ">="),
-    (r"\b(?:less|fewer|smaller|lower|shorter|earlier)\s+than\b", "<"),
-    (r"\b(?:under|below)\b", "<"),
-    (r"\bbefore\b", "<"),
-    (r"\b(?:at\s+most|no\s+more\s+than|up\s+to)\b", "<="),
+    (pattern(Phenomenon.COMPARATIVE_GT), ">"),
+    (pattern(Phenomenon.DATE_AFTER), ">"),
+    (pattern(Phenomenon.DATE_SINCE), ">="),
+    (pattern(Phenomenon.COMPARATIVE_GE), ">="),
+    (pattern(Phenomenon.COMPARATIVE_LT), "<"),
+    (pattern(Phenomenon.DATE_BEFORE), "<"),
+    (pattern(Phenomenon.COMPARATIVE_LE), "<="),
 ]
-_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-                 "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "twenty": 20,
-                 "hundred": 100}
+# "between A and B", "from A to B": A is the lower bound, B the upper one (both inclusive)
+_RANGE_LOW = re.compile(r"\bbetween\s+$", re.I)
+_RANGE_LOW_FROM = re.compile(r"\bfrom\s+$", re.I)
+_RANGE_HIGH = re.compile(r"\b(?:between|from)\s+[\w.,:-]+\s+(?:and|to|until)\s+$", re.I)
+_RANGE_NEXT = re.compile(r"^[\w.,:-]*\s+(?:to|until|and)\s+\d", re.I)
+_NUMBER_WORDS = NUMBER_VALUES
+_NUMBERS_JOINED = re.compile(r"[\d.,]+(?:\s+\S+\s+[\d.,]+)+")
 _TIME = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)(?=\W|$)", re.I)
 _HHMM = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\b")
 _DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
@@ -79,11 +67,11 @@ _QUOTED = re.compile(r"[\"“”«»]([^\"“”«»]{1,120})[\"“”«»]|(?<!
 # capitalised words, connectors ("&", "de", "du", "of") and identifiers.
 _NAME_TOKEN = (r"(?:[A-ZÀ-Þ][\w'’.\-À-ÿ]*|\d+[A-Za-z][\w\-/]*|[A-Za-z]*\d+[\w\-/]*"
                r"|\d+/\d+(?:-\d+)?)")
-_CONNECT = r"(?:(?:\s+(?:&|and|de|du|des|la|le|les|sur|fer|et|of|the|van|von|der|di))+\s+)"
+_CONNECT = (r"(?:(?:\s+(?:" + "|".join(re.escape(w) for w in sorted(words(
+    Phenomenon.NAME_PARTICLE))) + r"))+\s+)")
 _NAME = re.compile(rf"{_NAME_TOKEN}(?:(?:\s+|{_CONNECT}){_NAME_TOKEN})*")
-_WH = ("how many", "how much", "which", "what", "who", "whom", "whose", "when", "where",
-       "in which", "in what", "list", "name", "give", "show")
-_YESNO = re.compile(r"^\s*(is|are|was|were|does|do|did|has|have|had|can|could|will)\b", re.I)
+_WH = tuple(sorted(words(Phenomenon.WH_WORD), key=len, reverse=True))
+_YESNO = re.compile(rf"^\s*({'|'.join(sorted(words(Phenomenon.YES_NO)))})\b", re.I)
 
 
 def _number(text: str) -> str:
@@ -92,9 +80,14 @@ def _number(text: str) -> str:
 
 def _comparator_before(question: str, start: int) -> str:
     window = question[max(0, start - 30):start].lower()
+    if _RANGE_HIGH.search(window):
+        return "<="
+    if _RANGE_LOW.search(window) or (_RANGE_LOW_FROM.search(window)
+                                     and _RANGE_NEXT.match(question[start:])):
+        return ">="
     best = ("=", -1)
-    for pattern, op in _COMPARATORS:
-        for m in re.finditer(pattern, window):
+    for regex, op in _COMPARATORS:
+        for m in re.finditer(regex, window):
             if m.end() > best[1]:
                 best = (op, m.end())
     return best[0]
@@ -109,15 +102,17 @@ def _cues(question: str) -> QuestionCues:
     sup: str | None = None
     word: str | None = None
     for w in re.findall(r"[a-z]+", q):
-        if w in SUPERLATIVES and not (w == "first" and "first stop" not in q and
-                                     "first station" not in q and wh not in ("what", "which")):
-            sup, word = SUPERLATIVES[w], w
+        # an ordinal ranks in a wh-question ("where is the first …"), not in a count or a
+        # request to list ("how many first editions", "list the first names")
+        if w in _SUPERLATIVE_WORDS or (w in _ORDINALS and wh in _ORDINAL_WH):
+            sup, word = superlative_direction(w), w
             break
-    if word == "most" and re.search(r"\bmost\s+to\s+fewest\b|\bfrom most\b", q):
+    if sup is not None and unbounded_order(q) is not None:
+        # "from most to fewest": an ordering over all answers, not a superlative
         sup, word = None, None
     return QuestionCues(
         wh=wh,
-        how_many=bool(re.search(r"\bhow many\b|\bnumber of\b|\bcount\b", q)),
+        how_many=bool(re.search(pattern(Phenomenon.COUNT), q)),
         yes_no=bool(_YESNO.match(question)) and wh is None,
         superlative=sup,  # type: ignore[arg-type]
         superlative_word=word,
@@ -180,6 +175,8 @@ def extract_mentions(question: str, *, max_ngram: int = 3) -> Mentions:
         identifier = _IDENTIFIER.fullmatch(text) and not (a and question[a - 1] in ",.")
         if (_YEAR.fullmatch(text) or _NUMBER.fullmatch(text)) and not identifier:
             continue
+        if _NUMBERS_JOINED.fullmatch(text):
+            continue  # "1850 and 1870": two numbers, each found below
         if text.lower() in STOP:
             continue
         text = re.sub(r"['’]s$", "", text)
@@ -208,7 +205,7 @@ def extract_mentions(question: str, *, max_ngram: int = 3) -> Mentions:
     grams: list[str] = []
     run: list[str] = []
     for t in tokens + ["the"]:
-        if t in STOP or t in FORM_WORDS or t in SUPERLATIVES and t not in ("first", "last"):
+        if t in STOP or t in FORM_WORDS or t in _SUPERLATIVE_WORDS:
             if run:
                 for n in range(min(max_ngram, len(run)), 0, -1):
                     for i in range(len(run) - n + 1):
@@ -219,7 +216,7 @@ def extract_mentions(question: str, *, max_ngram: int = 3) -> Mentions:
         else:
             run.append(t)
     cues = _cues(question)
-    if cues.superlative_word and cues.superlative_word in SUPERLATIVE_NOUN:
+    if cues.superlative_word and quantity_of(cues.superlative_word):
         grams.append(cues.superlative_word)
     ordered = sorted(values, key=lambda v: question.find(v.text))
     return Mentions(classes=tuple(grams), properties=tuple(grams), values=tuple(ordered),

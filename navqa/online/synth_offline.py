@@ -11,11 +11,23 @@ the context allows (the active ontology), so it cannot produce an unmapped term:
    property of a node (years against date properties become date ranges);
 4. boolean data properties the question names become constants (``false`` after
    "not"/"no"/"without");
-5. "how many" → ``COUNT(DISTINCT ?t)``; superlatives → ``ORDER BY … LIMIT 1`` (or
-   ``MAX``/``MIN`` when the question asks for the value: "what is the highest …");
-   "when"/"what is the X of" → project that data property; yes/no → ``ASK``;
-6. otherwise the target's **name** alone is projected (``SELECT DISTINCT ?name``): the
-   values it was filtered or ranked by stay in the query, not in the answer.
+5. the **answer form** follows the question's structure
+   (:func:`navqa.online.question_shape.parse_shape`): "how many" → ``COUNT(DISTINCT ?t)``,
+   per group ("… does each Y have") with ``GROUP BY`` the group's name (ordered by the
+   count when asked); an ordering → ``ORDER BY`` on the property it names, ``LIMIT 1`` for
+   a superlative, ``LIMIT n`` for "the top n", no limit for "sorted by …"/"from most to
+   fewest"; "what is the highest …" → ``MAX``/``MIN``; "when"/"what is the X of" → that
+   data property; yes/no → ``ASK``; values asked as alternatives ("A or B") → ``UNION``;
+6. otherwise the target's **name** is projected (``SELECT DISTINCT ?name``), with the
+   further columns the question asks for ("… and their depth"); the values it was
+   filtered or ranked by stay in the query, not in the answer.
+
+A constraint is never dropped silently: a value found nowhere is kept as written (on
+the property where similar values live, else on the name), and a number no property
+matches well goes on the best one of its type (the explanation says so).
+
+The query graph and its rendering live in :mod:`navqa.online.synth_plan`; the cue words
+in :mod:`navqa.online.lexicon`.
 
 Values are always escaped (:func:`navqa.model.terms.escape_string`); nothing from the
 question is pasted into the query text unescaped.
@@ -26,100 +38,46 @@ from __future__ import annotations
 import heapq
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from navqa.model.events import Mentions, ValueMention
 from navqa.model.iri import IRI, OWL_THING, RDF_TYPE, XSD, local_name
-from navqa.model.terms import escape_string
 from navqa.online.context import BOOLEAN, DATES, NUMERIC, TIMES, Neighbour, SchemaContext
 from navqa.online.expansion import Subgraph
+from navqa.online.lexicon import (
+    Phenomenon,
+    aggregate_of,
+    pattern,
+    quantity_of,
+    superlative_direction,
+    words,
+)
 from navqa.online.linking import Linking
-from navqa.online.mentions import STOP, SUPERLATIVE_NOUN
+from navqa.online.question_shape import (
+    RANKED_QUANTITY,
+    Ordering,
+    QuestionShape,
+    parse_shape,
+)
+from navqa.online.synth_plan import OrderKey, Plan, literal, render, year_range
 from navqa.online.values import GroundedValue, UnmatchedValue
 
-NEGATIONS = ("not", "no", "without", "non", "never", "neither", "nor")
-_AGG_WORDS = {"average": "AVG", "mean": "AVG", "total": "SUM", "sum": "SUM",
-              "highest": "MAX", "maximum": "MAX", "largest": "MAX", "top": "MAX",
-              "greatest": "MAX", "lowest": "MIN", "minimum": "MIN", "smallest": "MIN"}
+__all__ = ["OfflineSynthesizer", "Plan", "literal", "render", "used_terms"]
+
+STOP = words(Phenomenon.STOPWORD)
+NEGATIONS = words(Phenomenon.NEGATION)
 _ATTR_Q = re.compile(
     r"^\W*(?:what|which)\s+(?:is|are|was|were)\s+the\s+(?P<phrase>[\w\s\-]+?)\s+"
     r"(?:of|for|on|in)\b", re.I)
 _IN_WHAT_YEAR = re.compile(r"\b(?:in\s+)?(?:what|which)\s+year\b", re.I)
 _HOW_MUCH = re.compile(r"^\W*how\s+(?:much|large|long|deep|big|high|old)\s+(?P<phrase>.+?)\W*$",
                        re.I)
-
-
-@dataclass
-class Plan:
-    """A query under construction."""
-
-    triples: list[tuple[str, str, str]] = field(default_factory=list)
-    filters: list[str] = field(default_factory=list)
-    optionals: list[str] = field(default_factory=list)
-    select: list[str] = field(default_factory=list)
-    distinct: bool = True
-    order: str | None = None
-    limit: int | None = None
-    ask: bool = False
-    used: set[IRI] = field(default_factory=set)
-    var_class: dict[str, IRI | None] = field(default_factory=dict)
-    data_vars: dict[tuple[str, IRI], str] = field(default_factory=dict)
-    explain: list[str] = field(default_factory=list)
-    month_asked: bool = False
-
-    def new_var(self, base: str) -> str:
-        base = re.sub(r"[^A-Za-z0-9_]", "", base[:1].lower() + base[1:]) or "x"
-        name, i = base, 2
-        while f"?{name}" in self.var_class or any(f"?{name}" == v for v in
-                                                    self.data_vars.values()):
-            name, i = f"{base}{i}", i + 1
-        return f"?{name}"
-
-    def add(self, s: str, p: str, o: str) -> None:
-        if (s, p, o) not in self.triples:
-            self.triples.append((s, p, o))
-
-    def data_var(self, ctx: SchemaContext, var: str, prop: IRI) -> str:
-        """The variable holding ``prop`` of ``var`` (one per pair)."""
-        key = (var, prop)
-        if key not in self.data_vars:
-            name = self.new_var(local_name(prop))
-            self.data_vars[key] = name
-            self.add(var, ctx.compact(prop), name)
-            self.used.add(prop)
-        return self.data_vars[key]
-
-
-def render(ctx: SchemaContext, plan: Plan) -> str:
-    """The plan as SPARQL text with the prefixes it uses."""
-    body = [f"  {s} {p} {o} ." for s, p, o in plan.triples]
-    body += [f"  OPTIONAL {{ {o} }}" for o in plan.optionals]
-    body += [f"  FILTER({f})" for f in plan.filters]
-    text = "\n".join(body)
-    used_prefixes = sorted({m.group(1) for m in re.finditer(r"(?<![\w?])([A-Za-z][\w\-]*):",
-                                                            text + " ".join(plan.select))
-                            if m.group(1) in ctx.prefixes})
-    head = "".join(f"PREFIX {p}: <{ctx.prefixes[p]}>\n" for p in used_prefixes)
-    if plan.ask:
-        return f"{head}ASK WHERE {{\n{text}\n}}"
-    sel = " ".join(plan.select)
-    q = f"{head}SELECT {'DISTINCT ' if plan.distinct else ''}{sel} WHERE {{\n{text}\n}}"
-    if plan.order:
-        q += f"\nORDER BY {plan.order}"
-    if plan.limit is not None:
-        q += f"\nLIMIT {plan.limit}"
-    return q
-
-
-def literal(value: str, datatype: IRI | None = None) -> str:
-    """A SPARQL literal with the value escaped."""
-    body = f'"{escape_string(value)}"'
-    if datatype and datatype != XSD + "string":
-        return f"{body}^^<{datatype}>"
-    return body
+_MONTH = re.compile(r"\b(?:" + "|".join(sorted(words(Phenomenon.MONTH))) + r")", re.I)
+_ABSENT = re.compile(
+    rf"(?:{pattern(Phenomenon.ABSENCE)})\s+(?:(?:{pattern(Phenomenon.ABSENCE_QUALIFIER)})\s+)?"
+    r"(?P<phrase>[a-zà-ÿ][a-zà-ÿ\- ]{2,40}?)(?=\?|$|,|\s+(?:and|or|in|on)\b)", re.I)
 
 
 class OfflineSynthesizer:
@@ -198,11 +156,9 @@ class OfflineSynthesizer:
                  groundings: list[GroundedValue], sub: Subgraph, *,
                  ungrounded: Sequence[UnmatchedValue] = ()) -> tuple[str, Plan]:
         ctx = self.ctx
-        q_low = question.lower()
         # per question, so on the plan: one synthesizer serves concurrent questions
-        plan = Plan(month_asked=bool(re.search(
-            r"\bmonth|\b(?:january|february|march|april|may|june|july|august|september|"
-            r"october|november|december)\b", q_low)))
+        plan = Plan(month_asked=bool(_MONTH.search(question)))
+        shape = parse_shape(question, mentions.cues)
         root = sub.root
         t = plan.new_var(local_name(root))
         plan.var_class[t] = root
@@ -225,36 +181,135 @@ class OfflineSynthesizer:
         for u in ungrounded:
             if u.kept:
                 self._keep_ungrounded(plan, u, root, t, sub, linking, node_vars)
+        if shape.disjunction:
+            disjoin(plan)
 
         # 4. booleans on the target, and values it must not have
         self._booleans(plan, question, mentions, linking, t, root)
         self._missing_values(plan, question, t, root)
 
-        # 3. numeric / date / time filters
+        # 3. numeric / date / time filters (the bound of "the top 5" is no value)
+        o = shape.ordering
+        bound = {o.bound_text, str(o.limit)} if o is not None and o.bound_text else set()
         for v in mentions.values:
-            if v.kind != "string":
+            if v.kind != "string" and v.text not in bound:
                 self._value_filter(plan, question, v)
 
         # 5. answer form
-        cues = mentions.cues
-        if cues.yes_no:
+        return render(ctx.prefixes, self._answer_form(plan, question, shape, linking, sub,
+                                                      root, t)), plan
+
+    def _answer_form(self, plan: Plan, question: str, shape: QuestionShape, linking: Linking,
+                     sub: Subgraph, root: IRI, t: str) -> Plan:
+        """Projection, grouping and ordering of the plan, by the question's shape."""
+        ctx = self.ctx
+        if shape.yes_no:
             plan.ask = True
-            return render(ctx, plan), plan
-        if cues.how_many:
-            plan.select = [f"(COUNT(DISTINCT {t}) AS ?count)"]
+            return plan
+        if shape.count:
+            count = f"(COUNT(DISTINCT {t}) AS ?count)"
+            group = self._group(plan, shape.per_group, root, t, sub, linking) \
+                if shape.per_group else None
+            if group is not None:
+                plan.select = [group, count]
+                plan.group_by = [group]
+                if shape.ordering is not None and not shape.ordering.by_name:
+                    # "from most to fewest", "the five most frequent": by the count
+                    plan.order = [OrderKey("?count", shape.ordering.direction)]
+                    plan.limit = shape.ordering.limit if shape.ordering.bound_text else None
+            else:
+                plan.select = [count]
             plan.distinct = False
-            return render(ctx, plan), plan
-        if cues.superlative:
-            self._superlative(plan, question, cues.superlative, cues.superlative_word or "", t)
+            return plan
+        if shape.ordering is not None:
+            self._order(plan, question, shape.ordering, t)
         attr = self._asked_attribute(plan, question, linking)
         if attr is not None:
-            return render(ctx, plan), plan
+            self._more_columns(plan, shape.projections[1:], t, root, sub, linking)
+            return plan
         name_prop = ctx.name_property(root)
         head = plan.data_var(ctx, t, name_prop) if name_prop is not None else t
         # NaVQA's rule, and the convention of our question sets (datasets/demo/README.md):
-        # project only the answer — the name, not the values it was filtered or ranked by.
+        # project the answer — the name, not the values it was filtered or ranked by —
+        # and the further columns the question asks for ("… and their depth").
         plan.select = [head]
-        return render(ctx, plan), plan
+        self._more_columns(plan, shape.projections, t, root, sub, linking)
+        return plan
+
+    def _more_columns(self, plan: Plan, phrases: Sequence[str], t: str, root: IRI | None = None,
+                      sub: Subgraph | None = None, linking: Linking | None = None) -> None:
+        """Add a data property per phrase to the projection (of a plan node or one hop away)."""
+        ctx = self.ctx
+        name_props = set(ctx.name_like_properties)
+        kinds = frozenset(NUMERIC | DATES | TIMES | {XSD + "string", BOOLEAN})
+        for phrase in phrases:
+            if phrase == RANKED_QUANTITY:
+                ranked = [k.var for k in plan.order] or [
+                    v for (_, _), v in plan.data_vars.items() if v not in plan.select]
+                if ranked and ranked[0] not in plan.select:
+                    plan.select.append(ranked[0])
+                    plan.explain.append(f"column: the ranked quantity {ranked[0]}")
+                continue
+            vec = self._phrase_vec(phrase)
+            if vec is None:
+                continue
+            # on a node of the query only: a join added for a column would narrow the answer
+            found = self._find_property(
+                plan, vec, kinds, minimum=0.35, prefer=t, hop=False,
+                score_fn=lambda _v, p, vec=vec: -1.0 if p in name_props else self._sim(p, vec))
+            before = len(plan.triples)
+            if found is None:
+                # an entity column ("…, and with which rigs?"): the name of a joined class
+                joined = self._group(plan, phrase, root, t, sub, linking, minimum=0.3) \
+                    if root is not None and sub is not None and linking is not None else None
+                if joined is not None and joined not in plan.select:
+                    plan.select.append(joined)
+                    _optional_since(plan, before)
+                else:
+                    plan.explain.append(f"no property for the asked column {phrase!r}")
+                continue
+            x = plan.data_var(ctx, *found)
+            if x not in plan.select:
+                plan.select.append(x)
+                _optional_since(plan, before)
+                plan.explain.append(f"column {phrase!r} → {ctx.compact(found[1])}")
+
+    def _group(self, plan: Plan, phrase: str | None, root: IRI, t: str, sub: Subgraph,
+               linking: Linking, *, minimum: float = 0.35) -> str | None:
+        """The name variable of the class ``phrase`` names, joined to ``t``: the group of a
+        per-group count ("… per Y"), or an entity column ("…, and with which Y?")."""
+        ctx = self.ctx
+        words_ = [w for w in re.findall(r"[a-zà-ÿ\-]+", (phrase or "").lower()) if w not in STOP]
+        prefixes = [" ".join(words_[:i]) for i in range(1, len(words_) + 1)]
+        if not prefixes:
+            return None
+        best: tuple[float, IRI] | None = None
+        for vec in ctx.embed(prefixes):
+            for iri, sc in ctx.class_scores(vec[None, :]).items():
+                if iri != root and ctx.allowed(iri) and (best is None or sc > best[0]):
+                    best = (sc, iri)
+        if best is None or best[0] < minimum:
+            plan.explain.append(f"no class for {phrase!r}")
+            return None
+        cls = best[1]
+        path = self._path(root, {cls}, sub, linking)
+        if path is None:
+            plan.explain.append(f"{ctx.compact(cls)} not reachable from {ctx.compact(root)}")
+            return None
+        var = t
+        for n in path:
+            new = plan.new_var(local_name(n.other))
+            plan.var_class[new] = n.other
+            plan.used.add(n.edge.prop)
+            if n.direction == "out":
+                plan.add(var, ctx.compact(n.edge.prop), new)
+            else:
+                plan.add(new, ctx.compact(n.edge.prop), var)
+            var = new
+        name_prop = ctx.name_property(path[-1].other)
+        head = plan.data_var(ctx, var, name_prop) if name_prop is not None else var
+        plan.explain.append(f"joined {ctx.compact(cls)} for {phrase!r}")
+        return head
 
     def _keep_ungrounded(self, plan: Plan, u: UnmatchedValue, root: IRI, t: str,
                          sub: Subgraph, linking: Linking, node_vars: dict[IRI, str]) -> None:
@@ -267,8 +322,10 @@ class OfflineSynthesizer:
         if choice is None:
             name_prop = ctx.name_property(root)
             if name_prop is None:
-                plan.explain.append(f"value {text!r} not found in the data; no name "
-                                    f"property of {ctx.compact(root)} to keep it on")
+                # no name to compare with: the value must still constrain the target
+                plan.filters.append(f"CONTAINS(STR({t}), {literal(text)})")
+                plan.explain.append(f"value {text!r} not found in the data: kept on the "
+                                    f"IRI of {ctx.compact(root)}")
                 return
             plan.add(t, ctx.compact(name_prop), literal(text))
             plan.used.add(name_prop)
@@ -370,9 +427,7 @@ class OfflineSynthesizer:
         ``FILTER NOT EXISTS``.
         """
         ctx = self.ctx
-        m = re.search(r"\b(?:no|without|lack(?:s|ing)?)\s+(?:known\s+|recorded\s+|listed\s+)?"
-                      r"(?P<phrase>[a-zà-ÿ][a-zà-ÿ\- ]{2,40}?)(?=\?|$|,|\s+(?:and|or|in|on)\b)",
-                      question, re.I)
+        m = _ABSENT.search(question)
         if not m:
             return
         vec = self._phrase_vec(m.group("phrase"))
@@ -386,14 +441,14 @@ class OfflineSynthesizer:
             return
         x = plan.new_var(local_name(best))
         plan.var_class[x] = None
-        plan.optionals.append(f"{var} {ctx.compact(best)} {x}")
+        plan.optionals.append([(var, ctx.compact(best), x)])
         plan.filters.append(f"!BOUND({x})")
         plan.used.add(best)
         plan.explain.append(f"missing value: no {ctx.compact(best)}")
 
     def _find_property(self, plan: Plan, vec: np.ndarray, kinds: frozenset[IRI], *,
                        minimum: float, prefer: str | None = None,
-                       score_fn: Any = None) -> tuple[str, IRI] | None:
+                       score_fn: Any = None, hop: bool = True) -> tuple[str, IRI] | None:
         """The data property best matching ``vec`` on a plan node, or one hop away.
 
         NPD and similar VKGs reify facts (a field's yearly production, its reserves, its
@@ -408,7 +463,7 @@ class OfflineSynthesizer:
             sc += 0.05 if var == prefer else 0.0
             if best is None or sc > best[0]:
                 best = (sc, var, prop, None)
-        for var, cls in list(plan.var_class.items()):
+        for var, cls in list(plan.var_class.items()) if hop else ():
             if cls is None:
                 continue
             for n in ctx.neighbours(cls, data=False):
@@ -492,8 +547,15 @@ class OfflineSynthesizer:
         found = self._find_property(plan, vec, frozenset(kinds), minimum=0.2,
                                     prefer=next(iter(plan.var_class)), score_fn=score)
         if found is None:
-            plan.explain.append(f"no property for the value {v.text!r}")
-            return
+            # never drop the constraint: without it the query answers a broader question
+            found = self._find_property(plan, vec, frozenset(kinds), minimum=-10.0,
+                                        prefer=next(iter(plan.var_class)), score_fn=score)
+            if found is None:
+                plan.explain.append(f"no property of a {v.kind} for the value {v.text!r}: "
+                                    "the constraint is not placed")
+                return
+            plan.explain.append(f"value {v.text!r}: no clearly matching property, "
+                                "kept on the best one")
         var, prop = found
         dt = ctx.datatype(prop, plan.var_class.get(var))
         x = plan.data_var(ctx, var, prop)
@@ -502,13 +564,7 @@ class OfflineSynthesizer:
             cmp_op = "=" if op == "decade" else op
             plan.filters.append(f"STR({x}) {cmp_op} {literal(v.text)}")
         elif dt in DATES and v.kind in ("year", "number"):
-            y = int(float(v.text))
-            lo, hi = {"=": (y, y + 1), "decade": (y, y + 10), ">": (y + 1, None),
-                      ">=": (y, None), "<": (None, y), "<=": (None, y + 1)}.get(op, (y, y + 1))
-            if lo is not None:
-                plan.filters.append(f"{x} >= {literal(f'{lo:04d}-01-01', XSD + 'date')}")
-            if hi is not None:
-                plan.filters.append(f"{x} < {literal(f'{hi:04d}-01-01', XSD + 'date')}")
+            plan.filters += year_range(x, int(float(v.text)), op)
         elif dt in DATES:
             plan.filters.append(f"{x} {'=' if op == 'decade' else op} "
                                 f"{literal(v.text, XSD + 'date')}")
@@ -520,23 +576,41 @@ class OfflineSynthesizer:
                 plan.filters.append(f"{x} {op} {num}")
         plan.explain.append(f"filter {ctx.compact(prop)} {op} {v.text}")
 
-    def _superlative(self, plan: Plan, question: str, direction: str, word: str,
-                     var: str) -> str | None:
+    def _order(self, plan: Plan, question: str, ordering: Ordering, var: str) -> str | None:
+        """ORDER BY the quantity the ordering names (LIMIT its bound, when it has one)."""
         low = question.lower()
-        head, _, tail = low.partition(word) if word in low else ("", "", low)
-        vec = self._phrase_vec(" ".join(head.split()[-3:] + tail.split()[:4]) + " "
-                               + SUPERLATIVE_NOUN.get(word, ""))
+        word = ordering.phrase
+        name_prop = self.ctx.name_property(plan.var_class.get(var) or "") if ordering.by_name \
+            else None
+        if name_prop is not None:
+            x = plan.data_var(self.ctx, var, name_prop)
+            plan.order = [OrderKey(x, ordering.direction)]
+            plan.limit = ordering.limit
+            plan.explain.append(f"order by name ({ordering.limit or 'no'} limit)")
+            return x
+        if word and superlative_direction(word) is not None:
+            # a superlative word: the quantity is named around it ("the longest line")
+            head, _, tail = low.partition(word) if word in low else ("", "", low)
+            text = " ".join(head.split()[-3:] + tail.split()[:4]) + " " + quantity_of(word)
+        else:
+            text = word or low
+        vec = self._phrase_vec(text)
         if vec is None:
             return None
-        found = self._find_property(plan, vec, frozenset(NUMERIC | DATES | TIMES),
-                                    minimum=0.2, prefer=var)
+        kinds = NUMERIC | DATES | TIMES
+        if ordering.limit is None:
+            kinds = kinds | {XSD + "string"}
+        found = self._find_property(plan, vec, frozenset(kinds), minimum=0.2, prefer=var)
         if found is None:
+            plan.explain.append(f"no property to order by for {word or question!r}")
             return None
         v, prop = found
         x = plan.data_var(self.ctx, v, prop)
-        plan.order = f"{'DESC' if direction == 'max' else 'ASC'}({x})"
-        plan.limit = 1
-        plan.explain.append(f"superlative {word!r}: order by {self.ctx.compact(prop)}")
+        plan.order = [OrderKey(x, ordering.direction)]
+        plan.limit = ordering.limit
+        bound = f"limit {ordering.limit}" if ordering.limit is not None else "no limit"
+        plan.explain.append(f"order by {self.ctx.compact(prop)} "
+                            f"{ordering.direction.value} ({bound})")
         return x
 
     def _asked_attribute(self, plan: Plan, question: str, linking: Linking) -> str | None:
@@ -551,7 +625,7 @@ class OfflineSynthesizer:
             return None
         phrase = m.group("phrase") if m else how_much.group("phrase") if how_much else question
         # the first aggregate word governs: "the average total depth" is an average
-        agg = next((_AGG_WORDS[w] for w in phrase.lower().split() if w in _AGG_WORDS),
+        agg = next((a for a in map(aggregate_of, phrase.lower().split()) if a is not None),
                    None) if (m or how_much) else None
         if cues_when:
             kinds = frozenset(DATES | TIMES | NUMERIC)
@@ -591,6 +665,35 @@ class OfflineSynthesizer:
             plan.select = [x]
         plan.explain.append(f"asked attribute {ctx.compact(prop)}")
         return x
+
+
+def _optional_since(plan: Plan, start: int) -> None:
+    """Move the triples added since ``start`` into one OPTIONAL block: a further answer
+    column must not narrow the answers (an entity without that value still answers)."""
+    added = plan.triples[start:]
+    if added:
+        del plan.triples[start:]
+        plan.optionals.append(added)
+
+
+def disjoin(plan: Plan) -> None:
+    """Constants of one property on one node, asked as alternatives ("A or B"): a UNION.
+
+    Example:
+        >>> p = Plan(triples=[("?s", "ex:name", '"A"'), ("?s", "ex:name", '"B"')])
+        >>> disjoin(p); p.triples, len(p.unions[0])
+        ([], 2)
+    """
+    groups: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
+    for tr in plan.triples:
+        if tr[1] != "a" and tr[2].startswith('"'):
+            groups.setdefault((tr[0], tr[1]), []).append(tr)
+    for alts in groups.values():
+        if len(alts) < 2:
+            continue
+        plan.triples = [tr for tr in plan.triples if tr not in alts]
+        plan.unions.append([[tr] for tr in alts])
+        plan.explain.append(f"alternatives on {alts[0][1]}: {len(alts)} values")
 
 
 def used_terms(plan: Plan) -> set[IRI]:

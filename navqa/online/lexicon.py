@@ -1,0 +1,215 @@
+"""The cue words of the offline backend: one typed lexicon, each entry a linguistic phenomenon.
+
+Every word list the deterministic stages use lives here, as a :class:`Cue` naming the
+phenomenon it covers (:class:`Phenomenon`). The entries are general English function and
+cue words — determiners, auxiliaries, comparatives, superlatives, ordering and grouping
+words, name particles — never a term of one VKG: a word that only helps one question of
+one dataset does not belong here. Structure (what the question asks for, how the cues
+combine) is parsed in :mod:`navqa.online.question_shape`; this module only says which
+words signal what.
+
+Example:
+    >>> "fewest" in words(Phenomenon.SUPERLATIVE_MIN)
+    True
+    >>> quantity_of("longest")
+    'length'
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import Enum
+from functools import cache
+
+
+class Phenomenon(Enum):
+    """The linguistic phenomenon a cue word signals."""
+
+    STOPWORD = "function word carrying no content"
+    FORM_WORD = "word about the question's form, not its content"
+    WH_WORD = "interrogative opening"
+    YES_NO = "auxiliary opening a yes/no question"
+    AUXILIARY = "auxiliary or copula: ends a noun phrase"
+    COUNT = "asks for a count"
+    PER_GROUP = "distributive quantifier: one answer per group"
+    SUPERLATIVE_MAX = "superlative towards the largest value"
+    SUPERLATIVE_MIN = "superlative towards the smallest value"
+    ORDINAL_FIRST = "ordinal: the first in a sequence"
+    ORDINAL_LAST = "ordinal: the last in a sequence"
+    SUPERLATIVE_DIMENSION = "the quantity a superlative adjective ranks by"
+    ORDER_BY = "ordering verb without a bound"
+    ORDER_ALPHABETICAL = "ordering by name"
+    ORDER_ASC = "ascending direction"
+    ORDER_DESC = "descending direction"
+    COMPARATIVE_GT = "comparison: greater than"
+    COMPARATIVE_GE = "comparison: at least"
+    COMPARATIVE_LT = "comparison: less than"
+    COMPARATIVE_LE = "comparison: at most"
+    DATE_AFTER = "temporal preposition: after"
+    DATE_SINCE = "temporal preposition: since (inclusive)"
+    DATE_BEFORE = "temporal preposition: before"
+    RANGE = "range: between … and …"
+    NEGATION = "negation"
+    ABSENCE = "absence of a value (no / without / lacking)"
+    ABSENCE_QUALIFIER = "qualifier of an absent value (no known X)"
+    CONJUNCTION = "coordination: both"
+    DISJUNCTION = "coordination: either"
+    COMITATIVE = "'along with': an extra answer column"
+    AGG_AVG = "aggregate: average"
+    AGG_SUM = "aggregate: sum"
+    AGG_MAX = "aggregate: maximum value"
+    AGG_MIN = "aggregate: minimum value"
+    NUMBER_WORD = "number written as a word"
+    NAME_PARTICLE = "particle inside a proper name"
+    MONTH = "calendar month"
+    NAME_PROPERTY = "property word naming things"
+    CODE_PROPERTY = "property word for a code or identifier"
+
+
+@dataclass(frozen=True, slots=True)
+class Cue:
+    """One lexicon entry: words (or multi-word phrases) and the phenomenon they signal."""
+
+    phenomenon: Phenomenon
+    words: tuple[str, ...]
+
+
+def _w(text: str) -> tuple[str, ...]:
+    return tuple(text.split())
+
+
+LEXICON: tuple[Cue, ...] = (
+    Cue(Phenomenon.STOPWORD, _w(
+        """a an the of in on at to for from by with and or but is are was were be been being
+        do does did has have had there their its it this that these those which what who whom
+        whose where when how many much any all each every some no not nor than then as into
+        onto about per via same other me my we our you your they them he she his her i can
+        could would should will shall may might must also only just still today currently ever
+        now both either neither more most less least over under after before between during
+        since until within without yet so such own one ones give list show tell find name
+        names""")),
+    Cue(Phenomenon.FORM_WORD, _w("please whole entire overall total number")),
+    Cue(Phenomenon.WH_WORD, ("how many", "how much", "which", "what", "who", "whom", "whose",
+                             "when", "where", "in which", "in what", "list", "name", "give",
+                             "show")),
+    Cue(Phenomenon.YES_NO, _w("is are was were does do did has have had can could will")),
+    Cue(Phenomenon.AUXILIARY, _w("""is are was were be been do does did has have had can will
+        would should could may might must""")),
+    Cue(Phenomenon.COUNT, ("how many", "number of", "count")),
+    Cue(Phenomenon.PER_GROUP, _w("each every per")),
+    Cue(Phenomenon.SUPERLATIVE_MAX, _w(
+        """longest largest biggest highest most greatest fastest deepest newest latest maximum
+        top heaviest tallest busiest youngest widest""")),
+    Cue(Phenomenon.SUPERLATIVE_MIN, _w(
+        """shortest smallest lowest fewest least earliest slowest minimum cheapest oldest
+        narrowest lightest""")),
+    Cue(Phenomenon.ORDINAL_FIRST, _w("first")),
+    Cue(Phenomenon.ORDINAL_LAST, _w("last final")),
+    Cue(Phenomenon.ORDER_BY, ("sorted by", "ordered by", "ranked by", "sort by", "order by",
+                              "rank by", "in order of", "sorted", "ordered", "ranked")),
+    Cue(Phenomenon.ORDER_ALPHABETICAL, ("alphabetically", "alphabetical", "by name",
+                                        "by their names", "by their name")),
+    Cue(Phenomenon.ORDER_ASC, ("ascending", "increasing", "earliest first", "oldest first",
+                               "smallest first", "lowest first")),
+    Cue(Phenomenon.ORDER_DESC, ("descending", "decreasing", "latest first", "newest first",
+                                "largest first", "highest first", "most recent first")),
+    Cue(Phenomenon.COMPARATIVE_GT, ("more than", "greater than", "larger than", "higher than",
+                                    "longer than", "bigger than", "later than", "over",
+                                    "above", "exceeding", "beyond")),
+    Cue(Phenomenon.COMPARATIVE_GE, ("at least", "no fewer than", "no less than")),
+    Cue(Phenomenon.COMPARATIVE_LT, ("less than", "fewer than", "smaller than", "lower than",
+                                    "shorter than", "earlier than", "under", "below")),
+    Cue(Phenomenon.COMPARATIVE_LE, ("at most", "no more than", "up to")),
+    Cue(Phenomenon.DATE_AFTER, _w("after")),
+    Cue(Phenomenon.DATE_SINCE, _w("since")),
+    Cue(Phenomenon.DATE_BEFORE, _w("before")),
+    Cue(Phenomenon.RANGE, ("between", "from")),
+    Cue(Phenomenon.NEGATION, _w("not no without non never neither nor")),
+    Cue(Phenomenon.ABSENCE, _w("no without lack lacks lacking")),
+    Cue(Phenomenon.ABSENCE_QUALIFIER, _w("known recorded listed")),
+    Cue(Phenomenon.CONJUNCTION, ("and", "as well as")),
+    Cue(Phenomenon.DISJUNCTION, ("or", "either")),
+    Cue(Phenomenon.COMITATIVE, ("along with", "together with", "with their", "with its",
+                                "and their", "and its")),
+    Cue(Phenomenon.AGG_AVG, _w("average mean")),
+    Cue(Phenomenon.AGG_SUM, _w("total sum")),
+    Cue(Phenomenon.AGG_MAX, _w("highest maximum largest top greatest")),
+    Cue(Phenomenon.AGG_MIN, _w("lowest minimum smallest")),
+    Cue(Phenomenon.NUMBER_WORD, _w(
+        "one two three four five six seven eight nine ten eleven twelve twenty hundred")),
+    Cue(Phenomenon.NAME_PARTICLE, ("&", "and", "of", "the", "de", "del", "da", "di", "du",
+                                   "van", "von", "der", "la", "le")),
+    Cue(Phenomenon.MONTH, _w("""month january february march april may june july august
+        september october november december""")),
+    Cue(Phenomenon.NAME_PROPERTY, _w("name label title")),
+    Cue(Phenomenon.CODE_PROPERTY, _w("code number identifier acronym abbrev")),
+)
+"""Every cue word, by phenomenon (a phenomenon may have one entry only)."""
+
+NUMBER_VALUES: dict[str, int] = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "twenty": 20, "hundred": 100}
+"""The value of each :attr:`Phenomenon.NUMBER_WORD`."""
+
+SUPERLATIVE_DIMENSIONS: dict[str, str] = {
+    "longest": "length", "shortest": "length", "largest": "size population area",
+    "smallest": "size population area", "highest": "value", "lowest": "value",
+    "fastest": "speed", "slowest": "speed", "oldest": "date year founded",
+    "newest": "date year", "earliest": "time date start", "latest": "time date",
+    "deepest": "depth", "busiest": "number", "first": "sequence order",
+    "last": "sequence order", "final": "sequence order", "biggest": "size",
+    "heaviest": "weight mass", "tallest": "height", "widest": "width",
+    "narrowest": "width", "lightest": "weight mass", "youngest": "date year",
+}
+"""The quantity a superlative adjective usually ranks by (``SUPERLATIVE_DIMENSION``)."""
+
+_ENTRIES = {c.phenomenon: c for c in LEXICON}
+assert len(_ENTRIES) == len(LEXICON), "one entry per phenomenon"
+
+
+@cache
+def words(phenomenon: Phenomenon) -> frozenset[str]:
+    """The cue words (and phrases) of ``phenomenon``."""
+    entry = _ENTRIES.get(phenomenon)
+    return frozenset(entry.words) if entry else frozenset()
+
+
+@cache
+def pattern(phenomenon: Phenomenon) -> str:
+    r"""A regex alternation matching any cue of ``phenomenon`` as whole words.
+
+    Example:
+        >>> import re
+        >>> bool(re.search(pattern(Phenomenon.COMPARATIVE_LT), "fewer  than 3"))
+        True
+    """
+    entry = _ENTRIES[phenomenon]
+    alts = sorted(entry.words, key=len, reverse=True)
+    body = "|".join(r"\s+".join(re.escape(p) for p in a.split()) for a in alts)
+    return rf"(?<![\w-])(?:{body})(?![\w-])"
+
+
+def superlative_direction(word: str) -> str | None:
+    """``"max"``/``"min"`` for a superlative (or ordinal) word, else ``None``."""
+    w = word.lower()
+    if w in words(Phenomenon.SUPERLATIVE_MAX) or w in words(Phenomenon.ORDINAL_LAST):
+        return "max"
+    if w in words(Phenomenon.SUPERLATIVE_MIN) or w in words(Phenomenon.ORDINAL_FIRST):
+        return "min"
+    return None
+
+
+def quantity_of(word: str) -> str:
+    """The quantity a superlative adjective ranks by ("" when none is known)."""
+    return SUPERLATIVE_DIMENSIONS.get(word.lower(), "")
+
+
+def aggregate_of(word: str) -> str | None:
+    """The SPARQL aggregate an aggregate word names (``AVG``, ``SUM``, ``MAX``, ``MIN``)."""
+    w = word.lower()
+    for ph, agg in ((Phenomenon.AGG_AVG, "AVG"), (Phenomenon.AGG_SUM, "SUM"),
+                    (Phenomenon.AGG_MAX, "MAX"), (Phenomenon.AGG_MIN, "MIN")):
+        if w in words(ph):
+            return agg
+    return None

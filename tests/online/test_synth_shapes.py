@@ -1,0 +1,441 @@
+"""The offline synthesizer's shapes, each on a small query graph built here.
+
+Three layers, each pinned on its own:
+
+* :mod:`navqa.online.synth_plan` renders every shape of the grammar (projection list,
+  ordering with and without a bound, GROUP BY with a count per group, HAVING, OPTIONAL,
+  UNION, MINUS, date ranges, ASK) — checked through rdflib's parser and algebra;
+* :mod:`navqa.online.question_shape` reads the shape from a question's structure;
+* :class:`~navqa.online.synth_offline.OfflineSynthesizer` turns a question into that
+  shape over a three-class VKG (books, authors, branches) indexed in a temporary folder.
+
+Structure is asserted on the parsed query, never on its text.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rdflib.plugins.sparql import prepareQuery
+from rdflib.plugins.sparql.algebra import translateQuery
+from rdflib.plugins.sparql.parser import parseQuery
+from rdflib.term import Literal, URIRef, Variable
+
+from navqa.model.events import ValueMention
+from navqa.offline.artifacts import build_index
+from navqa.online.context import SchemaContext
+from navqa.online.expansion import Subgraph
+from navqa.online.lexicon import LEXICON, Phenomenon, words
+from navqa.online.linking import link
+from navqa.online.mentions import extract_mentions
+from navqa.online.question_shape import Direction, parse_shape
+from navqa.online.synth_offline import OfflineSynthesizer
+from navqa.online.synth_plan import OrderKey, Plan, render, year_range
+from navqa.online.values import GroundedValue, UnmatchedValue
+
+EX = "http://example.org/shapes#"
+XSD = "http://www.w3.org/2001/XMLSchema#"
+PREFIXES = {"ex": EX}
+
+
+# -- helpers --------------------------------------------------------------------------------
+
+
+def _algebra(text: str) -> Any:
+    return translateQuery(parseQuery(text)).algebra
+
+
+def _nodes(alg: Any) -> list[Any]:
+    """Every algebra node (CompValue) under ``alg``, depth first."""
+    out: list[Any] = []
+
+    def walk(x: Any) -> None:
+        if hasattr(x, "name") and hasattr(x, "items") and not isinstance(x, (str, URIRef)):
+            out.append(x)
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, (list, tuple)):
+            for v in x:
+                walk(v)
+
+    walk(alg)
+    return out
+
+
+def _names(text: str) -> list[str]:
+    return [n.name for n in _nodes(_algebra(text))]
+
+
+def _triples(text: str) -> set[tuple[Any, Any, Any]]:
+    out: set[tuple[Any, Any, Any]] = set()
+    for n in _nodes(_algebra(text)):
+        if n.name == "BGP":
+            out |= set(n["triples"])
+    return out
+
+
+def _projected(text: str) -> list[str]:
+    return [str(v) for v in _algebra(text)["PV"]]
+
+
+def _triples_with(text: str, prop: str) -> list[tuple[Any, Any, Any]]:
+    return [t for t in _triples(text) if t[1] == URIRef(EX + prop)]
+
+
+# -- the grammar: rendering -----------------------------------------------------------------
+
+
+def _plan(**kw: Any) -> Plan:
+    p = Plan(**kw)
+    p.add("?book", "a", "ex:Book")
+    p.add("?book", "ex:title", "?title")
+    return p
+
+
+def test_a_projection_list_projects_every_column() -> None:
+    p = _plan(select=["?title", "?pages"])
+    p.add("?book", "ex:pages", "?pages")
+    assert _projected(render(PREFIXES, p)) == ["title", "pages"]
+
+
+def test_an_ordering_without_a_bound_has_no_limit() -> None:
+    p = _plan(select=["?title"], order=[OrderKey("?title", Direction.DESC)])
+    names = _names(render(PREFIXES, p))
+    assert "OrderBy" in names and "Slice" not in names
+
+
+def test_an_ordering_by_an_unprojected_key_is_not_distinct() -> None:
+    """Ontop 5.1.2 rejects DISTINCT with an ORDER BY key outside the projection."""
+    p = _plan(select=["?title"], order=[OrderKey("?pages", Direction.DESC)], limit=3)
+    p.add("?book", "ex:pages", "?pages")
+    assert "Distinct" not in _names(render(PREFIXES, p))
+    p.select.append("?pages")
+    assert "Distinct" in _names(render(PREFIXES, p))
+
+
+def test_an_ordering_with_a_bound_is_sliced() -> None:
+    p = _plan(select=["?title"], order=[OrderKey("?title", Direction.ASC)], limit=3)
+    alg = _algebra(render(PREFIXES, p))
+    [sl] = [n for n in _nodes(alg) if n.name == "Slice"]
+    assert sl["length"] == 3
+    assert "OrderBy" in [n.name for n in _nodes(alg)]
+
+
+def test_a_count_per_group_groups_by_the_group_variable() -> None:
+    p = _plan(select=["?authorName", "(COUNT(DISTINCT ?book) AS ?count)"],
+              group_by=["?authorName"], distinct=False)
+    p.add("?book", "ex:writtenBy", "?author")
+    p.add("?author", "ex:name", "?authorName")
+    alg = _algebra(render(PREFIXES, p))
+    [group] = [n for n in _nodes(alg) if n.name == "Group"]
+    assert list(group["expr"]) == [Variable("authorName")]
+    aggs = [n for n in _nodes(alg) if n.name == "Aggregate_Count"]
+    assert aggs and aggs[0]["distinct"] == "DISTINCT"
+
+
+def test_having_filters_the_groups() -> None:
+    p = _plan(select=["?authorName", "(COUNT(DISTINCT ?book) AS ?count)"],
+              group_by=["?authorName"], having=["COUNT(DISTINCT ?book) > 2"], distinct=False)
+    p.add("?book", "ex:writtenBy", "?author")
+    p.add("?author", "ex:name", "?authorName")
+    alg = _algebra(render(PREFIXES, p))
+    # HAVING is a filter over the aggregate join, above the group
+    filters = [n for n in _nodes(alg) if n.name == "Filter"]
+    assert any("AggregateJoin" in [m.name for m in _nodes(f["p"])] for f in filters)
+
+
+def test_optional_union_and_minus_blocks() -> None:
+    p = _plan(select=["?title"])
+    p.optionals.append([("?book", "ex:pages", "?pages")])
+    p.filters.append("!BOUND(?pages)")
+    p.unions.append([[("?book", "ex:heldAt", "ex:central")], [("?book", "ex:heldAt",
+                                                               "ex:harbour")]])
+    p.minus.append([("?book", "ex:writtenBy", "ex:anon")])
+    names = _names(render(PREFIXES, p))
+    assert {"LeftJoin", "Union", "Minus", "Filter"} <= set(names)
+
+
+def test_a_year_against_a_date_is_a_range_of_dates() -> None:
+    assert year_range("?d", 1990, "=") == [
+        f'?d >= "1990-01-01"^^<{XSD}date>', f'?d < "1991-01-01"^^<{XSD}date>']
+    assert year_range("?d", 1990, "<=") == [f'?d < "1991-01-01"^^<{XSD}date>']
+    assert year_range("?d", 1990, ">") == [f'?d >= "1991-01-01"^^<{XSD}date>']
+    p = _plan(select=["?title"])
+    p.add("?book", "ex:published", "?d")
+    p.filters += year_range("?d", 1990, "decade")
+    consts = {n for node in _nodes(_algebra(render(PREFIXES, p))) for n in node.values()
+              if isinstance(n, Literal)}
+    assert {str(c) for c in consts} >= {"1990-01-01", "2000-01-01"}
+
+
+def test_ask_is_an_ask_query() -> None:
+    p = _plan(ask=True)
+    assert prepareQuery(render(PREFIXES, p)).algebra.name == "AskQuery"
+
+
+# -- the question's shape -------------------------------------------------------------------
+
+
+def _shape(q: str) -> Any:
+    return parse_shape(q, extract_mentions(q).cues)
+
+
+def test_a_superlative_is_an_ordering_bounded_to_one() -> None:
+    o = _shape("Which river is the longest?").ordering
+    assert o is not None and o.limit == 1 and o.direction is Direction.DESC
+
+
+@pytest.mark.parametrize(("question", "direction"), [
+    ("List the rivers from longest to shortest", Direction.DESC),
+    ("List the rivers sorted by length", Direction.ASC),
+    ("List the rivers ordered by length in descending order", Direction.DESC),
+    ("Show the rivers, latest first", Direction.DESC),
+])
+def test_an_ordering_without_a_bound(question: str, direction: Direction) -> None:
+    m = extract_mentions(question)
+    assert m.cues.superlative is None, m.cues  # not read as "the longest"
+    o = parse_shape(question, m.cues).ordering
+    assert o is not None and o.limit is None and o.direction is direction
+
+
+def test_top_n_is_an_ordering_bounded_to_n_and_n_is_no_value() -> None:
+    o = _shape("Which are the 3 longest rivers?").ordering
+    assert o is not None and (o.limit, o.bound_text, o.direction) == (3, "3", Direction.DESC)
+    o = _shape("Name the top five rivers by length").ordering
+    assert o is not None and o.limit == 5
+    o = _shape("What are the two rivers with the fewest bridges?").ordering
+    assert o is not None and (o.limit, o.direction) == (2, Direction.ASC)
+
+
+def test_a_count_per_group() -> None:
+    s = _shape("How many books does each author have?")
+    assert s.count and s.per_group is not None and s.per_group.startswith("author")
+    assert _shape("How many books are there?").per_group is None
+
+
+def test_several_columns_asked() -> None:
+    assert _shape("List the names and lengths of the rivers").projections == ("lengths",)
+    assert _shape("Which rivers are there, along with their source?").projections == (
+        "source",)
+    assert _shape("Which rivers are there?").projections == ()
+    # a coordinated wh-clause asks for a further column
+    assert _shape("Which rivers cross Spain, and how long is each river?").projections == (
+        "river amount size value",)
+    assert _shape("Which rivers cross Spain, and where do they end?").projections == (
+        "end location place",)
+    assert _shape("Which rivers cross Spain, and how many?").projections == ()
+
+
+def test_a_range_has_two_inclusive_bounds() -> None:
+    m = extract_mentions("Which books appeared between 1990 and 2000?")
+    assert [(v.text, v.comparator) for v in m.values] == [("1990", ">="), ("2000", "<=")]
+
+
+def test_an_ordinal_in_a_count_is_not_a_superlative() -> None:
+    assert extract_mentions("How many first editions are there?").cues.superlative is None
+    assert extract_mentions("Which was the first book?").cues.superlative == "min"
+
+
+def test_the_lexicon_names_a_phenomenon_per_entry() -> None:
+    assert len({c.phenomenon for c in LEXICON}) == len(LEXICON)
+    assert all(c.words for c in LEXICON)
+    assert "not" in words(Phenomenon.NEGATION)
+
+
+# -- the synthesizer on a three-class VKG --------------------------------------------------
+
+ONTOLOGY = f"""@prefix : <{EX}> .
+@prefix owl: <http://www.w3.org/2002/07/owl#> .
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+@prefix xsd: <{XSD}> .
+<{EX}> a owl:Ontology .
+:Book a owl:Class ; rdfs:label "book" .
+:Author a owl:Class ; rdfs:label "author" .
+:Branch a owl:Class ; rdfs:label "library branch" .
+:writtenBy a owl:ObjectProperty ; rdfs:label "written by" ; rdfs:domain :Book ;
+    rdfs:range :Author .
+:heldAt a owl:ObjectProperty ; rdfs:label "held at" ; rdfs:domain :Book ; rdfs:range :Branch .
+:title a owl:DatatypeProperty ; rdfs:label "title" ; rdfs:domain :Book ; rdfs:range xsd:string .
+:pages a owl:DatatypeProperty ; rdfs:label "number of pages" ; rdfs:domain :Book ;
+    rdfs:range xsd:integer .
+:publicationDate a owl:DatatypeProperty ; rdfs:label "publication date" ; rdfs:domain :Book ;
+    rdfs:range xsd:date .
+:name a owl:DatatypeProperty ; rdfs:label "name" ; rdfs:range xsd:string .
+"""
+MAPPING = f"""[PrefixDeclaration]
+:\t\t{EX}
+xsd:\t\t{XSD}
+
+[MappingDeclaration] @collection [[
+mappingId\tbook
+target\t\t:book/{{id}} a :Book ; :title {{title}}^^xsd:string ; :pages {{pages}}^^xsd:integer ; \
+:publicationDate {{published}}^^xsd:date ; :writtenBy :author/{{author_id}} ; \
+:heldAt :branch/{{branch_id}} .
+source\t\tSELECT id, title, pages, published, author_id, branch_id FROM book
+
+mappingId\tauthor
+target\t\t:author/{{id}} a :Author ; :name {{name}}^^xsd:string .
+source\t\tSELECT id, name FROM author
+
+mappingId\tbranch
+target\t\t:branch/{{id}} a :Branch ; :name {{name}}^^xsd:string .
+source\t\tSELECT id, name FROM branch
+]]
+"""
+
+
+@pytest.fixture(scope="module")
+def shapes_ctx(navqa_config, embedder, tmp_path_factory) -> SchemaContext:
+    d: Path = tmp_path_factory.mktemp("shapes")
+    (d / "shapes.ttl").write_text(ONTOLOGY, encoding="utf-8")
+    (d / "shapes.obda").write_text(MAPPING, encoding="utf-8")
+    bundle = build_index(navqa_config, ontology_path=d / "shapes.ttl",
+                         mapping_path=d / "shapes.obda", out_dir=d / "idx", embedder=embedder,
+                         name="shapes")
+    return SchemaContext(bundle, embedder)
+
+
+def _synth(ctx: SchemaContext, question: str, root: str = "Book",
+           groundings: tuple[tuple[str, str, str], ...] = (),
+           ungrounded: tuple[UnmatchedValue, ...] = ()) -> tuple[str, Plan]:
+    mentions = extract_mentions(question)
+    grounded = [GroundedValue(ValueMention(text, "string"), EX + prop, text,
+                              f"{EX}{cls.lower()}/1", (EX + cls,), True)
+                for text, prop, cls in groundings]
+    return OfflineSynthesizer(ctx)(question, mentions, link(ctx, question, mentions),
+                                   grounded, Subgraph(EX + root), ungrounded=ungrounded)
+
+
+def test_synth_projects_the_name_and_the_asked_column(shapes_ctx) -> None:
+    sparql, _ = _synth(shapes_ctx, "List the titles and the pages of the books")
+    [(_, _, title)] = _triples_with(sparql, "title")
+    [(_, _, pages)] = _triples_with(sparql, "pages")
+    assert _projected(sparql) == [str(title), str(pages)]
+
+
+def test_synth_projects_the_column_a_coordinated_clause_asks_for(shapes_ctx) -> None:
+    sparql, _ = _synth(shapes_ctx, "Which books are held at Central, and when were they published?",
+                       groundings=(("Central", "name", "Branch"),))
+    [(_, _, date)] = _triples_with(sparql, "publicationDate")
+    assert len(_projected(sparql)) == 2 and _projected(sparql)[1] == str(date)
+    assert "LeftJoin" in _names(sparql), sparql  # a further column never narrows the answer
+
+
+def test_synth_projects_an_entity_column_through_a_join(shapes_ctx) -> None:
+    sparql, _ = _synth(shapes_ctx, "Which books are held at Central, and by which authors?",
+                       groundings=(("Central", "name", "Branch"),))
+    [(_, _, author)] = _triples_with(sparql, "writtenBy")
+    [(_, _, author_name)] = [t for t in _triples_with(sparql, "name") if t[0] == author]
+    assert _projected(sparql)[1:] == [str(author_name)], sparql
+
+
+def test_synth_projects_the_ranked_quantity_when_asked_how_large(shapes_ctx) -> None:
+    sparql, _ = _synth(shapes_ctx, "What are the 3 books with the most pages, and how long "
+                                   "are they?")
+    [(_, _, pages)] = _triples_with(sparql, "pages")
+    assert _projected(sparql)[1:] == [str(pages)], sparql
+
+
+def test_synth_orders_without_a_bound(shapes_ctx) -> None:
+    sparql, _ = _synth(shapes_ctx, "List the books sorted by publication date")
+    alg = _algebra(sparql)
+    [order] = [n for n in _nodes(alg) if n.name == "OrderBy"]
+    [(_, _, date)] = _triples_with(sparql, "publicationDate")
+    assert order["expr"][0]["expr"] == date
+    assert "Slice" not in [n.name for n in _nodes(alg)]
+
+
+def test_synth_bounds_a_superlative_to_one(shapes_ctx) -> None:
+    sparql, _ = _synth(shapes_ctx, "Which book has the most pages?")
+    alg = _algebra(sparql)
+    [sl] = [n for n in _nodes(alg) if n.name == "Slice"]
+    [order] = [n for n in _nodes(alg) if n.name == "OrderBy"]
+    [(_, _, pages)] = _triples_with(sparql, "pages")
+    assert sl["length"] == 1 and order["expr"][0]["expr"] == pages
+    assert order["expr"][0]["order"] == "DESC"
+
+
+def test_synth_bounds_top_n_to_n_without_filtering_by_n(shapes_ctx) -> None:
+    sparql, _ = _synth(shapes_ctx, "What are the 3 books with the most pages?")
+    alg = _algebra(sparql)
+    [sl] = [n for n in _nodes(alg) if n.name == "Slice"]
+    assert sl["length"] == 3
+    assert "Filter" not in [n.name for n in _nodes(alg)], sparql
+
+
+def test_synth_counts_per_group(shapes_ctx) -> None:
+    sparql, _ = _synth(shapes_ctx, "How many books does each author have?")
+    alg = _algebra(sparql)
+    [group] = [n for n in _nodes(alg) if n.name == "Group"]
+    [(_, _, author)] = _triples_with(sparql, "writtenBy")
+    [(subj, _, author_name)] = [t for t in _triples_with(sparql, "name") if t[0] == author]
+    assert list(group["expr"]) == [author_name] and subj == author
+    assert len(_projected(sparql)) == 2
+
+
+def test_synth_orders_the_groups_by_their_count(shapes_ctx) -> None:
+    sparql, _ = _synth(shapes_ctx, "How many books does each author have, from most to fewest?")
+    alg = _algebra(sparql)
+    [order] = [n for n in _nodes(alg) if n.name == "OrderBy"]
+    assert order["expr"][0]["order"] == "DESC"
+    assert "Group" in [n.name for n in _nodes(alg)]
+    assert "Slice" not in [n.name for n in _nodes(alg)]
+
+
+def test_synth_orders_alphabetically_with_a_bare_bound(shapes_ctx) -> None:
+    sparql, _ = _synth(shapes_ctx, "Which books are there? List at most ten alphabetically.")
+    alg = _algebra(sparql)
+    [order] = [n for n in _nodes(alg) if n.name == "OrderBy"]
+    [(_, _, title)] = _triples_with(sparql, "title")
+    assert order["expr"][0]["expr"] == title
+    [sl] = [n for n in _nodes(alg) if n.name == "Slice"]
+    assert sl["length"] == 10
+    assert "Filter" not in [n.name for n in _nodes(alg)], sparql  # "ten" is the bound
+
+
+def test_synth_keeps_a_year_range_on_the_date(shapes_ctx) -> None:
+    sparql, _ = _synth(shapes_ctx, "Which books were published between 1990 and 2000?")
+    [(_, _, date)] = _triples_with(sparql, "publicationDate")
+    consts = {str(n) for node in _nodes(_algebra(sparql)) for n in node.values()
+              if isinstance(n, Literal)}
+    assert {"1990-01-01", "2001-01-01"} <= consts, sparql
+    assert str(date) in sparql
+
+
+def test_synth_reads_a_missing_value_as_optional_unbound(shapes_ctx) -> None:
+    sparql, _ = _synth(shapes_ctx, "Which books have no publication date?")
+    names = _names(sparql)
+    assert "LeftJoin" in names and "Filter" in names
+    assert _triples_with(sparql, "publicationDate")
+
+
+def test_synth_reads_alternatives_as_a_union(shapes_ctx) -> None:
+    sparql, _ = _synth(shapes_ctx, "Which books are held at Central or Harbour?",
+                       groundings=(("Central", "name", "Branch"), ("Harbour", "name", "Branch")))
+    assert "Union" in _names(sparql), sparql
+    sparql, _ = _synth(shapes_ctx, "Which books are held at Central and written by Ann?",
+                       groundings=(("Central", "name", "Branch"), ("Ann", "name", "Author")))
+    assert "Union" not in _names(sparql), sparql
+
+
+def test_synth_asks_a_yes_no_question(shapes_ctx) -> None:
+    sparql, _ = _synth(shapes_ctx, "Is there a book written by Ann Lee?",
+                       groundings=(("Ann Lee", "name", "Author"),))
+    assert prepareQuery(sparql).algebra.name == "AskQuery"
+    assert any(str(t[2]) == "Ann Lee" for t in _triples_with(sparql, "name"))
+
+
+def test_synth_keeps_an_ungrounded_value_as_a_constraint(shapes_ctx) -> None:
+    u = UnmatchedValue(ValueMention("Foo Bar", "string"),
+                       (GroundedValue(ValueMention("Foo Bar", "string"), EX + "name", "Foo Baz",
+                                      f"{EX}author/1", (EX + "Author",), False),))
+    sparql, _ = _synth(shapes_ctx, "Which books did Foo Bar write?", ungrounded=(u,))
+    assert any(str(t[2]) == "Foo Bar" for t in _triples_with(sparql, "name")), sparql
+
+
+def test_synth_keeps_a_number_it_cannot_place_well(shapes_ctx) -> None:
+    """No property matches "copies" well: the constraint goes on the best one, not away."""
+    sparql, plan = _synth(shapes_ctx, "Which books have more than 300 copies?")
+    assert "Filter" in _names(sparql), (sparql, plan.explain)
