@@ -43,6 +43,7 @@ __all__ = [
     "describe",
     "describe_element",
     "indexed_elements",
+    "mapping_columns",
 ]
 
 MAX_COMMENT = 400
@@ -147,7 +148,7 @@ def describe(
         LLMError: the LLM failed (only with ``llm``).
     """
     kinds = indexed_elements(active, mappings)
-    columns = _mapping_columns(mappings)
+    columns = mapping_columns(mappings)
     ends = _graph_ends(graph)
     out: dict[IRI, Description] = {}
     total = len(kinds)
@@ -272,7 +273,7 @@ def _sentence(text: str) -> str:
     return text if text.endswith((".", "!", "?", "…")) else text + "."
 
 
-def _mapping_columns(mappings: MappingSet) -> dict[IRI, tuple[str, ...]]:
+def mapping_columns(mappings: MappingSet) -> dict[IRI, tuple[str, ...]]:
     """Per predicate: the ``table.column`` sources its atoms read.
 
     For a class: the subject's columns; for a property: the object's columns (the

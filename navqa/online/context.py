@@ -24,27 +24,96 @@ from navqa.model.iri import (
     OWL_THING,
     RDFS_LABEL,
     WELL_KNOWN_PREFIXES,
-    XSD,
     compact,
     local_name,
+    split_words,
 )
 from navqa.model.mapping import MappingSet
 from navqa.model.ontology import Ontology
 from navqa.model.template import IriTemplate
+from navqa.model.xsd import (
+    DATE_TYPES,
+    DATETIME_TYPES,
+    LANG_STRING,
+    NUMERIC_TYPES,
+    STRING_TYPES,
+    TIME_TYPES,
+    XSD_BOOLEAN,
+    XSD_GYEAR,
+)
 from navqa.offline.artifacts import IndexBundle
+from navqa.online.lexicon import Phenomenon, words
 
-NUMERIC = frozenset(XSD + t for t in (
-    "integer", "int", "long", "short", "decimal", "double", "float", "nonNegativeInteger",
-    "positiveInteger", "unsignedInt", "gYear"))
-DATES = frozenset(XSD + t for t in ("date", "dateTime", "dateTimeStamp"))
-TIMES = frozenset({XSD + "time"})
-BOOLEAN = XSD + "boolean"
-STRINGS = frozenset({XSD + "string", "http://www.w3.org/2000/01/rdf-schema#Literal",
-                     "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString",
-                     XSD + "normalizedString", XSD + "token"})
-_NAME_WORDS = re.compile(r"(^|[^a-z])(name|label|title)($|[^a-z])", re.I)
-_GENERIC_NAMES = frozenset({"name", "label", "title"})
-_CODE_WORDS = re.compile(r"(code|number|identifier|id$|headcode|acronym|abbrev)", re.I)
+# The datatype groups of the synthesizer and the value grounding (from navqa.model.xsd;
+# a gYear counts as a number here, a dateTime as a date).
+NUMERIC = NUMERIC_TYPES | {XSD_GYEAR}
+DATES = DATE_TYPES | DATETIME_TYPES
+TIMES = TIME_TYPES
+BOOLEAN = XSD_BOOLEAN
+STRINGS = STRING_TYPES | {LANG_STRING}
+_GENERIC_NAMES = words(Phenomenon.NAME_PROPERTY)
+_NAME_WORDS = re.compile(rf"(^|[^a-z])({'|'.join(sorted(_GENERIC_NAMES))})($|[^a-z])", re.I)
+_CODE_WORDS = re.compile(rf"({'|'.join(sorted(words(Phenomenon.CODE_PROPERTY)))}|id$)", re.I)
+
+
+_CHUNK = re.compile(r"[^A-Za-zÀ-ÿ0-9]+")
+
+
+def singular(word: str) -> str:
+    """A crude English singular (``cities`` → ``city``, ``stations`` → ``station``)."""
+    for suffix, repl in (("ies", "y"), ("sses", "ss"), ("ches", "ch"), ("shes", "sh"),
+                         ("xes", "x"), ("s", "")):
+        if word.endswith(suffix) and len(word) > len(suffix) + 2 and not word.endswith("ss"):
+            return word[: -len(suffix)] + repl
+    return word
+
+
+def normal(text: str) -> str:
+    """Lower-case, singularise every word, collapse separators."""
+    return " ".join(singular(w) for w in re.findall(r"[a-zà-ÿ0-9]+", text.lower()))
+
+
+STEM_LENGTH = 6
+"""Letters a stem keeps: ``operator``, ``operated``, ``operation`` all become ``operat``."""
+
+
+def stem(word: str) -> str:
+    """A dictionary-free stem: the crude singular, cut to :data:`STEM_LENGTH` letters."""
+    w = singular(word.lower())
+    return w[:STEM_LENGTH]
+
+
+def stems(text: str) -> frozenset[str]:
+    """The stems of the words of ``text`` (identifiers split at camelCase and ``_``).
+
+    Words of one or two letters and numbers carry no lexical evidence and are left out.
+
+    Example:
+        >>> sorted(stems("fldOperatorName, wells_drilled"))
+        ['drille', 'fld', 'name', 'operat', 'well']
+    """
+    out: set[str] = set()
+    for chunk in _CHUNK.split(text):
+        for w in split_words(chunk):
+            if len(w) > 2 and not w.isdigit():
+                out.add(stem(w))
+    return frozenset(out)
+
+
+@dataclass(frozen=True, slots=True)
+class LexicalProfile:
+    """What the VKG says about one element in words, as stems (:func:`stems`).
+
+    Attributes:
+        name: Its labels and the words of its local name.
+        comment: Its comments.
+        source: For a property, the names of the columns its mappings read; for a
+            class, the tables of its subject's columns.
+    """
+
+    name: frozenset[str]
+    comment: frozenset[str]
+    source: frozenset[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -302,6 +371,42 @@ class SchemaContext:
         cs = set(classes)
         return sorted(c for c in cs if not any(
             o != c and c in self.ontology.superclasses(o, reflexive=False) for o in cs))
+
+    # -- words ---------------------------------------------------------------------------
+
+    @cached_property
+    def lexical_profiles(self) -> dict[IRI, LexicalProfile]:
+        """A :class:`LexicalProfile` per indexed class and property (built once)."""
+        from navqa.offline.descriptions import mapping_columns
+
+        columns = mapping_columns(self.mappings)
+        out: dict[IRI, LexicalProfile] = {}
+        for iri in [*self.class_ids, *self.prop_ids]:
+            entity = self.ontology.entity(iri)
+            labels = [x.text for x in entity.labels] if entity is not None else []
+            comments = [x.text for x in entity.comments] if entity is not None else []
+            refs = columns.get(iri, ())
+            # a property is named by its columns; its table names the class it is on
+            part = 0 if iri in self._cls_pos else 2
+            source = stems(" ".join(r.rpartition(".")[part].rpartition(".")[2] for r in refs))
+            out[iri] = LexicalProfile(
+                name=stems(" ".join([local_name(iri), *labels])),
+                comment=stems(" ".join(comments)), source=source)
+        return out
+
+    @cached_property
+    def stem_weights(self) -> dict[str, float]:
+        """Inverse document frequency of each stem over the profiles (rare words weigh more).
+
+        A stem that every element carries (a namespace word, ``has``) weighs nearly 0.
+        """
+        profiles = self.lexical_profiles.values()
+        n = len(profiles)
+        df: dict[str, int] = {}
+        for p in profiles:
+            for s in p.name | p.comment | p.source:
+                df[s] = df.get(s, 0) + 1
+        return {s: max(0.0, float(np.log((n + 1) / (d + 0.5)))) for s, d in df.items()}
 
     # -- vectors ---------------------------------------------------------------------------
 

@@ -20,8 +20,8 @@ from typing import Protocol
 
 from navqa.model.events import Candidate, PropertiesJudged
 from navqa.model.graph import Edge
-from navqa.model.iri import IRI
-from navqa.online.context import SchemaContext
+from navqa.model.iri import IRI, OWL_THING
+from navqa.online.context import Neighbour, SchemaContext
 from navqa.online.judge import Judge
 
 UNKNOWN = "urn:navqa:unknown"
@@ -50,6 +50,10 @@ class Subgraph:
         data: Selected data-property edges.
         depth: Deepest level reached.
         nodes: Classes reached.
+        context: Edges :func:`complete` added for the context (grounded values' paths,
+            names, properties the question names); the offline synthesizer and reranker
+            read only ``edges`` and ``data``.
+        context_nodes: Classes only ``context`` reaches.
     """
 
     root: IRI
@@ -57,10 +61,17 @@ class Subgraph:
     data: list[Edge] = field(default_factory=list)
     depth: int = 0
     nodes: set[IRI] = field(default_factory=set)
+    context: list[Edge] = field(default_factory=list)
+    context_nodes: set[IRI] = field(default_factory=set)
 
     @property
     def all_edges(self) -> list[Edge]:
-        return self.edges + self.data
+        return self.edges + self.data + self.context
+
+    @property
+    def classes(self) -> set[IRI]:
+        """Every class of the subgraph, context included."""
+        return self.nodes | self.context_nodes
 
 
 class Scorer(Protocol):
@@ -211,4 +222,181 @@ def _range_class(ctx: SchemaContext, prop: IRI) -> IRI | None:
         for r in sorted(p.ranges):
             if r in ctx.ontology.classes:
                 return r
+    return None
+
+
+# -- completing the context ------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Anchor:
+    """Where a value of the question is stored: its data property and the classes holding it."""
+
+    prop: IRI
+    classes: tuple[IRI, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ContextRequest:
+    """What the context of one question must show, besides the expanded subgraph.
+
+    Attributes:
+        anchors: Grounded values (and the nearest stored values of ungrounded ones).
+        classes: Linked classes to connect to the subgraph, best first.
+        relevance: Question relevance of each property (linking score, lexical included).
+        lexical: Lexical evidence of each property (:func:`navqa.online.linking.lexical_score`).
+        budget: Tokens the verbalized subgraph may reach (``cost`` measures them).
+        lexical_min: Lexical evidence a property needs to be added on its own.
+        per_class: Data properties added per class by relevance.
+    """
+
+    anchors: tuple[Anchor, ...] = ()
+    classes: tuple[IRI, ...] = ()
+    relevance: dict[IRI, float] = field(default_factory=dict)
+    lexical: dict[IRI, float] = field(default_factory=dict)
+    budget: int = 1800
+    lexical_min: float = 0.3
+    per_class: int = 2
+
+
+def complete(ctx: SchemaContext, sub: Subgraph, request: ContextRequest,
+             cost: Callable[[Subgraph, Edge], int], size: int) -> Subgraph:
+    """The subgraph with the context the question needs added (``sub`` is not changed).
+
+    In order, while the verbalization (``size`` tokens so far, ``cost`` per edge) stays
+    within ``request.budget`` — the grounded values always enter:
+
+    1. each anchor: the shortest object-property path from the subgraph to a class
+       holding the value, and the value's property on that class;
+    2. the name property of every class of the subgraph, and the object properties
+       between its classes;
+    3. properties with lexical evidence on a class of the subgraph, data and object ones
+       (an object property brings its other end);
+    4. properties with strong lexical evidence elsewhere, with the path that reaches
+       their class; then the linked classes, with their path;
+    5. the most relevant other data properties of each class (``per_class``).
+    """
+    out = Subgraph(root=sub.root, edges=list(sub.edges), data=list(sub.data), depth=sub.depth,
+                   nodes=set(sub.nodes), context=list(sub.context),
+                   context_nodes=set(sub.context_nodes))
+    have = {e.triple for e in out.all_edges}
+    have_props = {(e.source, e.prop) for e in out.all_edges}
+    used = [size]
+
+    def add(edges: Sequence[Edge], *, force: bool = False) -> bool:
+        new = [e for e in edges if e.triple not in have]
+        extra = sum(cost(out, e) for e in new)
+        if not force and used[0] + extra > request.budget:
+            return False
+        for e in new:
+            have.add(e.triple)
+            have_props.add((e.source, e.prop))
+            out.context.append(e)
+            for c in (e.source, *(() if e.is_data else (e.target,))):
+                if c != UNKNOWN and c not in out.classes:
+                    out.context_nodes.add(c)
+        used[0] += extra
+        return True
+
+    def data_edge(cls: IRI, prop: IRI) -> Edge:
+        for n in ctx.neighbours(cls, data=True):
+            if n.edge.prop == prop:
+                return Edge(cls, prop, n.edge.target, True, n.edge.provenance)
+        return Edge(cls, prop, ctx.datatype(prop, cls) or UNKNOWN, True)
+
+    # 1. grounded values
+    for a in request.anchors:
+        targets = [c for c in a.classes if ctx.allowed(c)]
+        if not targets or not ctx.allowed(a.prop):
+            continue
+        path = shortest_path(ctx, out.classes, set(targets))
+        if path is None:
+            continue
+        end = path[-1].target if path and path[-1].target in targets else (
+            path[-1].source if path else next(c for c in targets if c in out.classes))
+        add([*path, data_edge(end, a.prop)], force=True)
+    # 2. names
+    for cls in sorted(out.classes):
+        name = ctx.name_property(cls)
+        if name is not None and (cls, name) not in have_props:
+            add([data_edge(cls, name)])
+    # the object properties between classes already in the subgraph
+    inside = set(out.classes)
+    for cls in sorted(inside):
+        for n in ctx.neighbours(cls, data=False):
+            if n.direction == "out" and n.other in inside and ctx.allowed(n.edge.prop):
+                add([_anchored(cls, n)])
+    # 3. lexical evidence on the subgraph's classes
+    lex = request.lexical
+    strong = sorted((p for p, s in lex.items() if s >= request.lexical_min and ctx.allowed(p)),
+                    key=lambda p: (-lex[p], p))
+    for cls in sorted(out.classes):
+        for n in ctx.neighbours(cls):
+            if n.edge.prop in strong and n.other != OWL_THING:
+                add([_anchored(cls, n)])
+    # 4. strong evidence elsewhere, then the linked classes
+    for p in strong:
+        if any(prop == p for _, prop in have_props):
+            continue
+        ends = {e.source for e in ctx.specific_edges if e.prop == p}
+        path = shortest_path(ctx, out.classes, ends) if ends else None
+        if path is None:
+            continue
+        end = path[-1].target if path and path[-1].target in ends else (
+            path[-1].source if path else next(c for c in ends if c in out.classes))
+        edge = next((_anchored(end, n) for n in ctx.neighbours(end) if n.edge.prop == p), None)
+        if edge is not None:
+            add([*path, edge])
+    for cls in request.classes:
+        if cls in out.classes or not ctx.allowed(cls):
+            continue
+        path = shortest_path(ctx, out.classes, {cls})
+        if path:
+            add(path)
+    # 5. the most relevant data properties of each class
+    rel = request.relevance
+    for cls in sorted(out.classes):
+        cands = sorted((n for n in ctx.neighbours(cls, data=True)
+                        if (cls, n.edge.prop) not in have_props and ctx.allowed(n.edge.prop)),
+                       key=lambda n: (-rel.get(n.edge.prop, 0.0), n.edge.prop))
+        for n in cands[: request.per_class]:
+            add([_anchored(cls, n)])
+    return out
+
+
+def _anchored(node: IRI, n: Neighbour) -> Edge:
+    e = n.edge
+    if n.direction == "out":
+        return Edge(node, e.prop, e.target, e.is_data, e.provenance)
+    return Edge(e.source, e.prop, node, e.is_data, e.provenance)
+
+
+def shortest_path(ctx: SchemaContext, start: set[IRI], goals: set[IRI],
+                  max_len: int = 3) -> list[Edge] | None:
+    """Fewest object-property edges from a class of ``start`` to one of ``goals``.
+
+    ``[]`` when they meet already; ``None`` when no path of at most ``max_len`` edges
+    exists. Edges are re-anchored on the classes they are reached from.
+    """
+    if start & goals:
+        return []
+    prev: dict[IRI, tuple[IRI, Edge] | None] = {s: None for s in sorted(start)}
+    frontier = sorted(start)
+    for _ in range(max_len):
+        nxt: list[IRI] = []
+        for node in frontier:
+            for n in ctx.neighbours(node, data=False):
+                other = n.other
+                if other in prev or other == OWL_THING or not ctx.allowed(n.edge.prop):
+                    continue
+                prev[other] = (node, _anchored(node, n) if n.direction == "out"
+                               else Edge(other, n.edge.prop, node, False, n.edge.provenance))
+                if other in goals:
+                    path: list[Edge] = []
+                    cur: IRI = other
+                    while (step := prev[cur]) is not None:
+                        path.append(step[1])
+                        cur = step[0]
+                    return path[::-1]
+                nxt.append(other)
+        frontier = nxt
     return None

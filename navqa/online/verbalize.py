@@ -7,24 +7,56 @@ datatype, all with prefixed names so an LLM can copy them into SPARQL.
 
 from __future__ import annotations
 
+import re
+
 from navqa.model.events import Candidate
+from navqa.model.graph import Edge
 from navqa.model.iri import IRI, local_name
 from navqa.online.context import SchemaContext
 from navqa.online.expansion import UNKNOWN, Subgraph
 
+_TOKEN = re.compile(r"\w+|[^\w\s]")
 
-def verbalize(ctx: SchemaContext, sub: Subgraph) -> str:
-    """The subgraph as text (deterministic order)."""
+
+def token_count(text: str) -> int:
+    """Tokens as the grounding diagnostics count them: word runs and other characters."""
+    return len(_TOKEN.findall(text))
+
+
+def verbalize(ctx: SchemaContext, sub: Subgraph, *, context: bool = True) -> str:
+    """The subgraph as text (deterministic order); ``context=False`` leaves out what
+    :func:`~navqa.online.expansion.complete` added."""
     c = ctx.compact
     lines = [f"root class {c(sub.root)} ({ctx.label(sub.root)})"]
-    for node in sorted(sub.nodes - {sub.root}):
-        lines.append(f"class {c(node)} ({ctx.label(node)})")
-    for e in sorted(sub.edges, key=lambda e: e.triple):
-        lines.append(f"{c(e.source)} —{c(e.prop)} ({ctx.label(e.prop)})→ {_end(ctx, e.target)}")
-    for e in sorted(sub.data, key=lambda e: e.triple):
-        lines.append(f"{c(e.source)} —{c(e.prop)} ({ctx.label(e.prop)})→ "
-                     f"{_end(ctx, e.target)} (literal)")
+    nodes = sub.classes if context else sub.nodes
+    for node in sorted(nodes - {sub.root}):
+        lines.append(class_line(ctx, node))
+    extra = [e for e in sub.context if not e.is_data] if context else []
+    for e in sorted([*sub.edges, *extra], key=lambda e: e.triple):
+        lines.append(edge_line(ctx, e))
+    extra = [e for e in sub.context if e.is_data] if context else []
+    for e in sorted([*sub.data, *extra], key=lambda e: e.triple):
+        lines.append(edge_line(ctx, e))
     return "\n".join(lines)
+
+
+def class_line(ctx: SchemaContext, node: IRI) -> str:
+    return f"class {ctx.compact(node)} ({ctx.label(node)})"
+
+
+def edge_line(ctx: SchemaContext, e: Edge) -> str:
+    c = ctx.compact
+    line = f"{c(e.source)} —{c(e.prop)} ({ctx.label(e.prop)})→ {_end(ctx, e.target)}"
+    return line + " (literal)" if e.is_data else line
+
+
+def edge_cost(ctx: SchemaContext, sub: Subgraph, e: Edge) -> int:
+    """Tokens that verbalizing ``e`` adds to ``sub`` (its line, and a line per new class)."""
+    n = token_count(edge_line(ctx, e))
+    for cls in (e.source, *(() if e.is_data else (e.target,))):
+        if cls != UNKNOWN and cls not in sub.classes:
+            n += token_count(class_line(ctx, cls))
+    return n
 
 
 def _end(ctx: SchemaContext, iri: IRI) -> str:
