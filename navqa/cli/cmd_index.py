@@ -133,9 +133,9 @@ def _explicit(cfg: Any, ontology: Path, mapping: Path, catalog: Path | None, out
             return load_index(out, expected_inputs=expected)
         except IndexError_ as e:
             err_console.print(f"[dim]rebuilding: {escape(e.message)}[/]")
-    from navqa.backends.embedder_st import SentenceTransformerEmbedder
+    from navqa.backends.embedder_factory import make_embedder
 
-    embedder = SentenceTransformerEmbedder.from_config(cfg.embedder)
+    embedder = make_embedder(cfg.embedder)
     return build_index(cfg, ontology_path=ontology, mapping_path=mapping, catalog=catalog,
                        out_dir=out, embedder=embedder, llm=llm, progress=progress)
 

@@ -747,9 +747,11 @@ def _build_locked(
 ) -> IndexBundle:
     """The build half of :func:`ensure_index`, run under its lock."""
     if embedder is None:
-        from navqa.backends.embedder_st import SentenceTransformerEmbedder
+        # the configured runtime (numpy by default: the same vectors to 1e-4 cosine as
+        # sentence-transformers, without torch's import and ~0.8 GB)
+        from navqa.backends.embedder_factory import make_embedder
 
-        emb: Embedder = SentenceTransformerEmbedder.from_config(config.embedder)
+        emb: Embedder = make_embedder(config.embedder)
     elif isinstance(embedder, Embedder):
         emb = embedder
     else:

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -74,8 +74,8 @@ terms the ontology does not declare)."""
 # -- the closure ----------------------------------------------------------------------------
 
 
-def dependencies(ontology: Ontology, iri: IRI, *, tbox: QlTBox | None = None
-                 ) -> frozenset[IRI]:
+def dependencies(ontology: Ontology, iri: IRI, *, tbox: QlTBox | None = None,
+                 signature: frozenset[IRI] | None = None) -> frozenset[IRI]:
     """Dep(e): the terms ``iri`` directly depends on, per Ontop's OWL 2 QL inclusions.
 
     One step of :meth:`~navqa.offline.entailment.QlTBox.populated` between named elements
@@ -89,9 +89,11 @@ def dependencies(ontology: Ontology, iri: IRI, *, tbox: QlTBox | None = None
         iri: A class or property IRI.
         tbox: T's QL inclusions (:meth:`QlTBox.from_graph`); default: those the parsed
             ontology records (:meth:`QlTBox.from_ontology`).
+        signature: ``ontology.signature``, when the caller has it (it is recomputed on
+            every access; a closure asks once per element).
     """
     tb = tbox if tbox is not None else QlTBox.from_ontology(ontology)
-    declared = ontology.signature
+    declared = ontology.signature if signature is None else signature
     return frozenset(x for x in tb.dependencies(iri) if x in declared and x != iri)
 
 
@@ -113,13 +115,14 @@ def close(
     tb = tbox if tbox is not None else QlTBox.from_ontology(ontology)
     current: set[IRI] = set(seeds)
     frontier: set[IRI] = set(current)
+    declared = ontology.signature
     steps: list[ClosureStep] = []
     k = 0
     while True:
         k += 1
         added: set[IRI] = set()
         for e in frontier:
-            added |= dependencies(ontology, e, tbox=tb)
+            added |= dependencies(ontology, e, tbox=tb, signature=declared)
         added -= current
         steps.append(ClosureStep(step=k, added=frozenset(added)))
         if not added:
@@ -163,7 +166,8 @@ def build_active_ontology(
     tbox = ql_tbox(ontology, graph)
     # T's own assertions about individuals are data to Ontop: they seed E as well
     signature, steps = close(ontology, seeds | tbox.facts, tbox=tbox)
-    counts = restrict_to_signature(graph, ontology.signature, signature)
+    declared_sig = ontology.signature
+    counts = restrict_to_signature(graph, declared_sig, signature)
     stats = ActiveStats(
         seeds=count_by_kind(ontology, seeds),
         active=count_by_kind(ontology, signature),
@@ -173,7 +177,7 @@ def build_active_ontology(
         full_axioms=counts.full_axioms,
         active_axioms=counts.active_axioms,
     )
-    declared = ontology.signature | frozenset(ontology.annotation_properties)
+    declared = declared_sig | frozenset(ontology.annotation_properties)
     return ActiveOntology(
         ontology=ontology,
         mapped=seeds,
@@ -317,10 +321,12 @@ def restrict_to_signature(
     Returns:
         The counts; ``full_*`` are computed with the same axiom split.
     """
-    elem, keep = _individuals(graph, frozenset(URIRef(e) for e in elements),
-                              frozenset(URIRef(e) for e in signature))
     store = graph.store
     lean = store if isinstance(store, LeanStore) else None
+    # the store's own term objects: set look-ups then hit by identity (rdflib's __eq__ is slow)
+    node = lean.node if lean is not None else URIRef
+    elem, keep = _individuals(graph, frozenset(node(e) for e in elements),
+                              frozenset(node(e) for e in signature))
 
     def all_triples() -> Iterable[tuple[object, object, object]]:
         # a LeanStore's own iteration skips rdflib's generator layers (same triples)
@@ -350,11 +356,38 @@ def restrict_to_signature(
                     todo.append(t[2])
         return out
 
+    kept: set[tuple[object, object, object]] = set()  # triples of blank-node structures
+    kept_roots = 0  # kept triples with an IRI subject: each is in one axiom only
+    full_axioms = active_axioms = 0
+    dropped: Counter[IRI] = Counter()
+
+    def count(axiom: tuple[tuple[object, object, object], ...], missing: Collection[object]
+              ) -> None:
+        nonlocal full_axioms, active_axioms, kept_roots
+        logical = _is_logical(axiom, elem)
+        full_axioms += logical
+        if missing:
+            dropped.update(str(m) for m in missing)
+            return
+        active_axioms += logical
+        if axiom and not isinstance(axiom[0][0], BNode):
+            kept_roots += 1
+            kept.update(axiom[1:])
+        else:
+            kept.update(axiom)
+
     for t in all_triples():
-        s, _, o = t
+        s, p, o = t
         if isinstance(s, BNode):
             continue
-        roots.append((t, *structure([o] if isinstance(o, BNode) else [])))
+        if isinstance(o, BNode):
+            roots.append((t, *structure([o])))
+            continue
+        # one triple, no blank node: the common case of a large ontology, checked directly
+        missing: set[object] = {x for x in (s, p) if x in elem and x not in keep}
+        if (type(o) is URIRef or isinstance(o, URIRef)) and o in elem and o not in keep:
+            missing.add(o)
+        count((t,), missing)
     for b in by_subject:
         if b not in referenced:
             roots.append(tuple(structure([b])))
@@ -366,22 +399,12 @@ def restrict_to_signature(
             covered.update(component)
             roots.append(tuple(component))
 
-    kept: set[tuple[object, object, object]] = set()
-    full_axioms = active_axioms = 0
-    dropped: Counter[IRI] = Counter()
     for axiom in roots:
         named = {x for t in axiom for x in t if isinstance(x, URIRef) and x in elem}
-        missing = named - keep
-        logical = _is_logical(axiom, elem)
-        full_axioms += logical
-        if missing:
-            dropped.update(str(m) for m in missing)
-            continue
-        active_axioms += logical
-        kept.update(axiom)
+        count(axiom, named - keep)
     return TaCounts(
         full_triples=len(graph),
-        active_triples=len(kept),
+        active_triples=kept_roots + len(kept),
         full_axioms=full_axioms,
         active_axioms=active_axioms,
         dropped_elements=dict(dropped),

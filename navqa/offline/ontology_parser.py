@@ -46,6 +46,7 @@ import enum
 import io
 import logging
 import re
+import uuid
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -61,6 +62,7 @@ from rdflib.plugins.stores.memory import SimpleMemory
 from rdflib.term import Node
 
 from navqa.errors import OntologyParseError
+from navqa.model.iri import XSD
 from navqa.model.ontology import EntityKind, LangString, OntClass, Ontology, OntProperty
 
 logger = logging.getLogger(__name__)
@@ -81,7 +83,8 @@ _LABEL_PREDICATES = (RDFS.label, SKOS.prefLabel)
 _COMMENT_PREDICATES = (RDFS.comment, SKOS.definition, DC.description, DCTERMS.description)
 _EXCLUDED_CLASSES = frozenset({OWL.Thing, OWL.Nothing})
 _SUPERCLASS_PREDICATES = (RDFS.subClassOf, OWL.equivalentClass)
-_XSD = "http://www.w3.org/2001/XMLSchema#"
+_NONE: frozenset[str] = frozenset()
+_XSD = XSD
 _BUILTIN_DATATYPES = frozenset(
     {RDFS.Literal, RDF.PlainLiteral, RDF.langString, RDF.XMLLiteral, RDF.HTML, OWL.rational}
 )
@@ -247,6 +250,14 @@ def read_catalog(catalog: Path) -> dict[str, Path]:
 # -- a lean in-memory store -----------------------------------------------------------------
 
 
+_NAMESPACE_TERMS: dict[str, URIRef] = {
+    str(t): t
+    for ns in (RDF, RDFS, OWL, SKOS, DC, DCTERMS)
+    for t in (getattr(ns, name) for name in getattr(ns, "__annotations__", {}))
+    if isinstance(t, URIRef)
+}
+
+
 class LeanStore(SimpleMemory):
     """An rdflib store indexed by predicate only: a fraction of rdflib's memory per triple.
 
@@ -264,6 +275,15 @@ class LeanStore(SimpleMemory):
         self._rev: dict[Node, dict[Node, list[Node]]] = {}
         self._big: dict[tuple[Node, Node], set[Node]] = {}
         self._n = 0
+        # IRI -> the one URIRef the store holds for it. Seeded with rdflib's namespace
+        # constants (``RDFS.label`` is one object), so that look-ups with them, and with
+        # :meth:`node`, hit by identity instead of calling rdflib's Python ``__eq__``.
+        self.iris: dict[str, URIRef] = dict(_NAMESPACE_TERMS)
+
+    def node(self, iri: str) -> URIRef:
+        """The store's own :class:`URIRef` for ``iri`` (a new one if it holds none)."""
+        t = self.iris.get(iri)
+        return t if t is not None else URIRef(iri)
 
     def add_triple(self, s: Node, p: Node, o: Node) -> None:
         """Add one triple (a duplicate is ignored)."""
@@ -367,13 +387,13 @@ def _load(path: Path, *, fast: bool) -> Graph:
         raise OntologyParseError("ontology file not found", path=path) from e
     except OSError as e:
         raise OntologyParseError(f"cannot read ontology file: {e}", path=path) from e
-    text = data.decode("utf-8", errors="replace")
-    sniffed = sniff_rdf_format(text)
+    sniffed = _sniff_bytes(data)
     formats = (sniffed,) if sniffed else _FALLBACK_FORMATS
     if fast:
         graph = _load_fast(data, formats, path)
         if graph is not None:
             return graph
+    text = data.decode("utf-8", errors="replace")  # only rdflib's parsers need the text
     errors: list[Exception] = []
     for fmt in formats:
         try:
@@ -438,35 +458,93 @@ def _load_fast(data: bytes, formats: Iterable[str], path: Path) -> Graph | None:
     return None
 
 
+_HEAD = 1 << 16
+
+
+def _sniff_bytes(data: bytes) -> str | None:
+    """:func:`sniff_rdf_format` of the document, decoding only its head when that says."""
+    head = sniff_rdf_format(data[:_HEAD].decode("utf-8", errors="replace"))
+    if head is not None or len(data) <= _HEAD:
+        return head
+    return sniff_rdf_format(data.decode("utf-8", errors="replace"))
+
+
+_new_str = str.__new__
+
+
+def _plain_literal(value: str, lang: str | None) -> Literal:
+    """``Literal(value, lang=lang)`` without its lexical checks (pyoxigraph made them)."""
+    lit = _new_str(Literal, value)
+    lit._language = lang
+    lit._datatype = None
+    lit._value = value
+    lit._ill_typed = None
+    return lit
+
+
+def _plain_literal_is_exact() -> bool:
+    """Whether :func:`_plain_literal` builds what rdflib's constructor builds (it sets
+    rdflib's private slots: checked once, so another rdflib version falls back safely)."""
+    try:
+        for value, lang in (("a b", "en"), ("a b", None), ("x", "de-CH")):
+            ref, fast = Literal(value, lang=lang), _plain_literal(value, lang)
+            if (ref != fast or hash(ref) != hash(fast) or ref.value != fast.value
+                    or ref.language != fast.language or ref.datatype is not None
+                    or ref.ill_typed != fast.ill_typed or ref.n3() != fast.n3()):
+                return False
+    except (AttributeError, TypeError):
+        return False
+    return True
+
+
+_FAST_LITERALS = _plain_literal_is_exact()
+
+
 def _add_ox_triples(graph: Graph, quads: Iterable[pyoxigraph.Quad]) -> None:
     store = graph.store
     assert isinstance(store, LeanStore)
-    # IRIs and blank nodes are shared (an IRI is in many triples); literals mostly are not
-    iris: dict[str, URIRef] = {}
+    # IRIs and blank nodes are shared (an IRI is in many triples); literals mostly are not.
+    # pyoxigraph has validated IRIs, language tags and blank node ids, so the rdflib terms
+    # are made without rdflib's checks (``URIRef(v)`` is ``str.__new__`` after a check that
+    # only logs; a blank node gets an id unique to this parse).
+    iris = store.iris
     bnodes: dict[str, BNode] = {}
     add = store.add_triple
+    named_node, literal, blank_node = pyoxigraph.NamedNode, pyoxigraph.Literal, pyoxigraph.BlankNode
+    bnode_prefix = f"N{uuid.uuid4().hex}b"
+    fast_literals = _FAST_LITERALS
+
+    def iri(v: str) -> URIRef:
+        t = iris.get(v)
+        if t is None:
+            t = iris[v] = _new_str(URIRef, v)
+        return t
 
     def term(n: object) -> Node:
-        if isinstance(n, pyoxigraph.NamedNode):
-            v = n.value
-            t = iris.get(v)
-            if t is None:
-                t = iris[v] = URIRef(v)
-            return t
-        if isinstance(n, pyoxigraph.Literal):
-            if n.language:
-                return Literal(n.value, lang=n.language)
-            dt = n.datatype.value
-            return Literal(n.value, datatype=None if dt == _XSD_STRING else iris.get(dt, dt))
-        if isinstance(n, pyoxigraph.BlankNode):
-            b = bnodes.get(n.value)
+        tn = type(n)
+        if tn is named_node:
+            return iri(n.value)  # type: ignore[attr-defined]
+        if tn is literal:
+            lang = n.language  # type: ignore[attr-defined]
+            if lang:
+                v = n.value  # type: ignore[attr-defined]
+                return _plain_literal(v, lang) if fast_literals else Literal(v, lang=lang)
+            dt = n.datatype.value  # type: ignore[attr-defined]
+            if dt == _XSD_STRING:
+                v = n.value  # type: ignore[attr-defined]
+                return _plain_literal(v, None) if fast_literals else Literal(v)
+            return Literal(n.value, datatype=iri(dt))  # type: ignore[attr-defined]
+        if tn is blank_node:
+            v = n.value  # type: ignore[attr-defined]
+            b = bnodes.get(v)
             if b is None:
-                b = bnodes[n.value] = BNode()
+                b = bnodes[v] = _new_str(BNode, bnode_prefix + v)
             return b
         raise ValueError(f"unsupported RDF term {n!r}")
 
     for q in quads:
-        add(term(q.subject), term(q.predicate), term(q.object))
+        # a predicate is always an IRI
+        add(term(q.subject), iri(q.predicate.value), term(q.object))
 
 
 def _xmlns_prefixes(data: bytes) -> list[tuple[str, str]]:
@@ -654,16 +732,17 @@ class _Reader:
             LangString(str(o), o.language or None)
             for p in predicates
             for o in self.objects(s, p)
-            if isinstance(o, Literal)
+            if type(o) is Literal or isinstance(o, Literal)  # exact type first: fast
         }
         return tuple(sorted(found, key=lambda v: (v.lang or "", v.text)))
 
     def named(self, s: URIRef, p: URIRef) -> frozenset[str]:
-        return frozenset(str(o) for o in self.objects(s, p) if isinstance(o, URIRef))
+        return frozenset(str(o) for o in self.objects(s, p)
+                         if type(o) is URIRef or isinstance(o, URIRef))
 
     def symmetric(self, s: URIRef, p: URIRef) -> frozenset[str]:
-        out = {o for o in self.objects(s, p) if isinstance(o, URIRef)}
-        out |= {o for o in self.subjects(p, s) if isinstance(o, URIRef)}
+        out = {o for o in self.objects(s, p) if type(o) is URIRef or isinstance(o, URIRef)}
+        out |= {o for o in self.subjects(p, s) if type(o) is URIRef or isinstance(o, URIRef)}
         out.discard(s)
         return frozenset(str(x) for x in out)
 
@@ -698,16 +777,16 @@ class _Reader:
         superclasses and are not entered. Datatype fillers (``xsd:double`` in a data
         property restriction) are not classes and are left out; the property is kept.
         """
-        classes: set[str] = set()
-        props: set[str] = set()
         todo = [
             o
             for p in _SUPERCLASS_PREDICATES
             for o in self.objects(cls, p)
-            if isinstance(o, BNode)
+            if type(o) is not URIRef and isinstance(o, BNode)  # a named parent: no check
         ]
         if not todo:
-            return frozenset(), frozenset()
+            return _NONE, _NONE
+        classes: set[str] = set()
+        props: set[str] = set()
         seen: set[BNode] = set()
         while todo:
             node = todo.pop()

@@ -32,6 +32,7 @@ HEAVY = (
     ("navqa.offline.artifacts", "build_index"),
     ("navqa.offline.artifacts", "load_index"),
     ("navqa.runtime.ontop_setup", "ensure_ontop"),
+    ("navqa.backends.embedder_factory", "make_embedder"),
 )
 
 

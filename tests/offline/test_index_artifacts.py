@@ -276,7 +276,7 @@ def test_npd_warm_load_is_fast(config: NavqaConfig, tmp_path: Path,
 
 @pytest.fixture
 def cli(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Callable[..., object]:
-    from navqa.backends import embedder_st
+    from navqa.backends import embedder_factory, embedder_st
     from navqa.cli.main import app
 
     monkeypatch.setenv("NAVQA_CACHE_DIR", str(tmp_path / "cache"))
@@ -285,6 +285,8 @@ def cli(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Callable[..., object
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(embedder_st.SentenceTransformerEmbedder, "from_config",
                         classmethod(lambda cls, cfg: HashEmbedder()))
+    monkeypatch.setattr(embedder_factory, "make_embedder",
+                        lambda cfg, runtime=None: HashEmbedder())
     runner = CliRunner()
 
     def run(*args: str) -> object:

@@ -139,3 +139,31 @@ def test_owlready_check_is_skipped_above_the_size_and_says_so(
     monkeypatch.setattr(artifacts, "OWLREADY_MAX_TRIPLES", 100)
     skipped = artifacts.owlready_check(onto, og.graph)
     assert set(skipped) == {"skipped"} and "342 triples" in skipped["skipped"]
+
+
+def test_fast_terms_are_rdflib_terms_and_shared(tmp_path: Path) -> None:
+    path = tmp_path / "t.ttl"
+    # (a lower-case language tag: pyoxigraph lower-cases tags, rdflib keeps their case)
+    path.write_text("@prefix : <urn:x#> .\n"
+                    "@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .\n"
+                    ':a rdfs:label "Eine Art"@de-ch , "plain" ; rdfs:subClassOf :b , [ :p :a ] .\n',
+                    encoding="utf-8")
+    fast = read_ontology_graph(path).graph
+    ref = read_ontology_graph(path, reader=RdfReader.RDFLIB).graph
+    store = fast.store
+    assert isinstance(store, LeanStore)
+    a = store.node("urn:x#a")
+    # the store holds rdflib's own namespace constant and one object per IRI
+    assert next(p for _, p, _ in store.all_triples() if str(p).endswith("label")) is RDFS.label
+    assert {s for s, _, _ in store.all_triples() if s == a} and all(
+        s is a for s, _, _ in store.all_triples() if s == a)
+    assert store.node("urn:x#unknown") == URIRef("urn:x#unknown")
+    labels = sorted(fast.objects(a, RDFS.label), key=str)
+    wanted = sorted(ref.objects(URIRef("urn:x#a"), RDFS.label), key=str)
+    assert labels == wanted
+    for lit, want in zip(labels, wanted, strict=True):
+        assert type(lit) is Literal and isinstance(want, Literal)
+        assert (lit.n3(), lit.value, lit.language, lit.datatype, hash(lit)) == (
+            want.n3(), want.value, want.language, want.datatype, hash(want))
+    bnodes = [o for o in fast.objects(a, RDFS.subClassOf) if isinstance(o, BNode)]
+    assert len(bnodes) == 1 and fast.value(bnodes[0], URIRef("urn:x#p")) == a
