@@ -22,10 +22,11 @@ the baseline measured in the same run (wall and CPU seconds: on a shared machine
 ratio is the steadier one). Targets: index ≤ 60 s and ≤ 1.5 GB peak. It prints figures; it
 is not a test.
 
-The index uses the configured embedder, the real sentence-transformers model (``navqa index``
-builds it before indexing): loading it costs about 11 s of CPU and 880 MB of the peak
-whatever the ontology. It embeds only the indexed elements (the demo mapping's active
-ontology, 52 descriptions), not the 474,000 taxonomy labels, so embedding itself is small.
+The index uses the configured embedder through ``make_embedder``: the real
+all-MiniLM-L6-v2 weights on the numpy runtime (no torch; sentence-transformers cost about
+11 s of CPU and 880 MB of the peak whatever the ontology). It embeds only the indexed
+elements (the demo mapping's active ontology, 52 descriptions), not the 474,000 taxonomy
+labels, so embedding itself is small.
 """
 
 from __future__ import annotations

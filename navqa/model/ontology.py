@@ -31,6 +31,11 @@ class LangString:
     text: str
     lang: str | None = None
 
+    def __reduce__(self) -> tuple[type[LangString], tuple[str, str | None]]:
+        # the constructor's arguments: a frozen slots dataclass pickles through Python-level
+        # state functions by default, slow for the million labels of a large ontology
+        return LangString, (self.text, self.lang)
+
 
 def pick_text(values: Iterable[LangString], lang: str = "en") -> str | None:
     """The value in ``lang``, else an untagged one, else any, else ``None``."""
@@ -66,6 +71,12 @@ class OntClass:
 
     kind = EntityKind.CLASS
 
+    def __reduce__(self) -> tuple[type[OntClass], tuple[object, ...]]:
+        # the constructor's arguments (see LangString.__reduce__)
+        return OntClass, (self.iri, self.labels, self.comments, self.parents,
+                          self.restriction_parents, self.restriction_properties,
+                          self.equivalents, self.disjoints)
+
     def label(self, lang: str = "en") -> str:
         """The best label in ``lang``, falling back to the humanised local name."""
         return pick_text(self.labels, lang) or humanize(self.iri)
@@ -96,6 +107,12 @@ class OntProperty:
     inverses: frozenset[IRI] = frozenset()
     equivalents: frozenset[IRI] = frozenset()
     functional: bool = False
+
+    def __reduce__(self) -> tuple[type[OntProperty], tuple[object, ...]]:
+        # the constructor's arguments (see LangString.__reduce__)
+        return OntProperty, (self.iri, self.kind, self.labels, self.comments, self.parents,
+                             self.domains, self.ranges, self.inverses, self.equivalents,
+                             self.functional)
 
     def label(self, lang: str = "en") -> str:
         return pick_text(self.labels, lang) or humanize(self.iri)

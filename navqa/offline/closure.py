@@ -32,19 +32,20 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from rdflib import BNode, Graph, URIRef
 from rdflib.namespace import OWL, RDF, RDFS
+from rdflib.term import Node
 
 from navqa.model.active import ActiveOntology, ActiveStats, ClosureStep
 from navqa.model.iri import IRI
 from navqa.model.mapping import MappingSet
 from navqa.model.ontology import Ontology
 from navqa.offline.entailment import QlTBox
-from navqa.offline.ontology_parser import LeanStore, read_ontology_graph
+from navqa.offline.ontology_parser import LeanStore, is_blank, is_iri, read_ontology_graph
 
 logger = logging.getLogger(__name__)
 
@@ -165,7 +166,10 @@ def build_active_ontology(
         graph = _graph_for(ontology)
     tbox = ql_tbox(ontology, graph)
     # T's own assertions about individuals are data to Ontop: they seed E as well
-    signature, steps = close(ontology, seeds | tbox.facts, tbox=tbox)
+    facts = tbox.facts
+    signature, steps = close(ontology, seeds | facts, tbox=tbox)
+    via = _via(tbox, seeds | facts, signature - seeds)
+    del tbox  # one node and set per class of a large T: free it before counting Ta
     declared_sig = ontology.signature
     counts = restrict_to_signature(graph, declared_sig, signature)
     stats = ActiveStats(
@@ -185,7 +189,7 @@ def build_active_ontology(
         steps=steps,
         stats=stats,
         undeclared_mapped=frozenset(s for s in seeds if s not in declared),
-        via=_via(tbox, seeds | tbox.facts, signature - seeds),
+        via=via,
     )
 
 
@@ -325,21 +329,14 @@ def restrict_to_signature(
     lean = store if isinstance(store, LeanStore) else None
     # the store's own term objects: set look-ups then hit by identity (rdflib's __eq__ is slow)
     node = lean.node if lean is not None else URIRef
-    elem, keep = _individuals(graph, frozenset(node(e) for e in elements),
-                              frozenset(node(e) for e in signature))
-
-    def all_triples() -> Iterable[tuple[object, object, object]]:
-        # a LeanStore's own iteration skips rdflib's generator layers (same triples)
-        return lean.all_triples() if lean is not None else graph
+    # {predicate: {subject: [objects]}}: a LeanStore's own index, else grouped here
+    groups = lean.by_predicate() if lean is not None else _group_by_predicate(graph)
+    elem, keep = _individuals(groups, frozenset(node(e) for e in elements),
+                              frozenset(node(e) for e in signature), node)
     by_subject: dict[BNode, list[tuple[object, object, object]]] = {}
     referenced: set[BNode] = set()
     roots: list[tuple[tuple[object, object, object], ...]] = []
-    for t in all_triples():
-        s, _, o = t
-        if isinstance(s, BNode):
-            by_subject.setdefault(s, []).append(t)
-        if isinstance(o, BNode):
-            referenced.add(o)
+    to_blank: list[tuple[object, object, object]] = []  # IRI subject, blank-node object
 
     def structure(start: Iterable[BNode]) -> list[tuple[object, object, object]]:
         out: list[tuple[object, object, object]] = []
@@ -352,14 +349,17 @@ def restrict_to_signature(
             seen.add(b)
             for t in by_subject.get(b, ()):
                 out.append(t)
-                if isinstance(t[2], BNode):
-                    todo.append(t[2])
+                if is_blank(t[2]):
+                    todo.append(t[2])  # type: ignore[arg-type]
         return out
 
     kept: set[tuple[object, object, object]] = set()  # triples of blank-node structures
     kept_roots = 0  # kept triples with an IRI subject: each is in one axiom only
     full_axioms = active_axioms = 0
-    dropped: Counter[IRI] = Counter()
+    dropped_nodes: dict[object, int] = {}
+    rdf_type = node(str(RDF.type))
+    characteristics = frozenset(node(str(x)) for x in _CHARACTERISTICS)
+    declarations = frozenset(node(str(x)) for x in _DECLARATION_TYPES)
 
     def count(axiom: tuple[tuple[object, object, object], ...], missing: Collection[object]
               ) -> None:
@@ -367,32 +367,57 @@ def restrict_to_signature(
         logical = _is_logical(axiom, elem)
         full_axioms += logical
         if missing:
-            dropped.update(str(m) for m in missing)
+            for m in missing:
+                dropped_nodes[m] = dropped_nodes.get(m, 0) + 1
             return
         active_axioms += logical
-        if axiom and not isinstance(axiom[0][0], BNode):
+        if axiom and not is_blank(axiom[0][0]):
             kept_roots += 1
             kept.update(axiom[1:])
         else:
             kept.update(axiom)
 
-    for t in all_triples():
-        s, p, o = t
-        if isinstance(s, BNode):
-            continue
-        if isinstance(o, BNode):
-            roots.append((t, *structure([o])))
-            continue
-        # one triple, no blank node: the common case of a large ontology, checked directly
-        missing: set[object] = {x for x in (s, p) if x in elem and x not in keep}
-        if (type(o) is URIRef or isinstance(o, URIRef)) and o in elem and o not in keep:
-            missing.add(o)
-        count((t,), missing)
+    # One pass over the triples, a predicate at a time: what depends on the predicate (is
+    # it logical, an inactive element) is decided once for all its triples. A triple with
+    # an IRI subject and no blank node, the common case of a large ontology, is one axiom
+    # and is counted here directly (as :func:`count` would).
+    for p, by_s in groups.items():
+        p_type = p == rdf_type
+        # (a property assertion between individuals is logical too)
+        p_logical = p in _LOGICAL_PREDICATES or (not p_type and p in elem)
+        p_missing = p in elem and p not in keep
+        for s, objs in by_s.items():
+            if is_blank(s):
+                triples = by_subject.setdefault(s, [])  # type: ignore[arg-type]
+                for o in objs:
+                    triples.append((s, p, o))
+                    if is_blank(o):
+                        referenced.add(o)  # type: ignore[arg-type]
+                continue
+            s_missing = s in elem and s not in keep
+            for o in objs:
+                if is_blank(o):
+                    referenced.add(o)  # type: ignore[arg-type]
+                    to_blank.append((s, p, o))
+                    continue
+                logical = p_logical or (p_type and (
+                    o in characteristics or (o not in declarations and o in elem)))
+                full_axioms += logical
+                o_missing = is_iri(o) and o in elem and o not in keep
+                if s_missing or p_missing or o_missing:
+                    for m in {x for x, gone in ((s, s_missing), (p, p_missing),
+                                                (o, o_missing)) if gone}:
+                        dropped_nodes[m] = dropped_nodes.get(m, 0) + 1
+                    continue
+                active_axioms += logical
+                kept_roots += 1
+    for t in to_blank:
+        roots.append((t, *structure([t[2]])))  # type: ignore[list-item]
     for b in by_subject:
         if b not in referenced:
             roots.append(tuple(structure([b])))
     # Blank nodes only reachable from each other (a cycle with no root): one axiom each.
-    covered = {t for axiom in roots for t in axiom if isinstance(t[0], BNode)}
+    covered = {t for axiom in roots for t in axiom if is_blank(t[0])}
     for b, triples in by_subject.items():
         if triples[0] not in covered:
             component = structure([b])
@@ -400,8 +425,11 @@ def restrict_to_signature(
             roots.append(tuple(component))
 
     for axiom in roots:
-        named = {x for t in axiom for x in t if isinstance(x, URIRef) and x in elem}
+        named = {x for t in axiom for x in t if is_iri(x) and x in elem}
         count(axiom, named - keep)
+    dropped: Counter[IRI] = Counter()
+    for term, times in dropped_nodes.items():
+        dropped[str(term)] += times
     return TaCounts(
         full_triples=len(graph),
         active_triples=kept_roots + len(kept),
@@ -412,23 +440,37 @@ def restrict_to_signature(
 
 
 def _individuals(
-    graph: Graph, elements: frozenset[URIRef], signature: frozenset[URIRef]
+    groups: Mapping[Node, Mapping[Node, list[Node]]],
+    elements: frozenset[URIRef],
+    signature: frozenset[URIRef],
+    node: Callable[[str], URIRef],
 ) -> tuple[frozenset[URIRef], frozenset[URIRef]]:
     """Add T's named individuals to the elements, and the active ones to the signature.
 
     An individual is an IRI typed ``owl:NamedIndividual`` or typed by a declared class;
-    it is active when one of its asserted types is in the signature.
+    it is active when one of its asserted types is in the signature. ``groups`` holds T's
+    triples as ``{predicate: {subject: [objects]}}``.
     """
     individuals: set[URIRef] = set()
     active: set[URIRef] = set()
-    for s, o in graph.subject_objects(RDF.type):
-        if not isinstance(s, URIRef) or s in elements:
+    named_individual = node(str(OWL.NamedIndividual))
+    for s, objs in groups.get(node(str(RDF.type)), {}).items():
+        if not is_iri(s) or s in elements:
             continue
-        if o == OWL.NamedIndividual or o in elements:
-            individuals.add(s)
-        if o in signature:
-            active.add(s)
+        for o in objs:
+            if o == named_individual or o in elements:
+                individuals.add(s)  # type: ignore[arg-type]
+            if o in signature:
+                active.add(s)  # type: ignore[arg-type]
     return elements | individuals, signature | (active & individuals)
+
+
+def _group_by_predicate(graph: Graph) -> dict[Node, dict[Node, list[Node]]]:
+    """T's triples as ``{predicate: {subject: [objects]}}`` (what a LeanStore keeps)."""
+    out: dict[Node, dict[Node, list[Node]]] = {}
+    for s, p, o in graph:
+        out.setdefault(p, {}).setdefault(s, []).append(o)
+    return out
 
 
 def _is_logical(axiom: tuple[tuple[object, object, object], ...], elements: frozenset) -> bool:
@@ -437,7 +479,7 @@ def _is_logical(axiom: tuple[tuple[object, object, object], ...], elements: froz
     if not axiom:
         return False
     s, p, o = axiom[0]
-    if isinstance(s, BNode):
+    if is_blank(s):
         # A blank-node root: a logical axiom when it is typed as one, or is a general
         # class inclusion (``[ ... ] rdfs:subClassOf C``).
         return any(

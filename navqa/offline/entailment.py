@@ -49,6 +49,7 @@ from rdflib.namespace import OWL, RDF, RDFS
 
 from navqa.model.iri import IRI
 from navqa.model.ontology import EntityKind, Ontology
+from navqa.offline.ontology_parser import LeanStore, is_blank, is_iri
 
 __all__ = ["Node", "NodeKind", "QlTBox"]
 
@@ -62,6 +63,10 @@ class NodeKind(Enum):
     """A property P (``inverse=False``) or its inverse P⁻."""
     EXISTS = "exists"
     """The unqualified existential ∃R of a role R."""
+
+    # Members are singletons: hash by identity in C (Enum's own ``__hash__`` is Python code,
+    # and a large TBox hashes a node, and so its kind, millions of times).
+    __hash__ = object.__hash__
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +118,8 @@ class QlTBox:
     # -- building ---------------------------------------------------------------------------
 
     def _add(self, sub: Node, sup: Node) -> None:
-        if sub != sup:
+        # ``sub != sup``, reading the IRIs first (a dataclass ``__eq__`` is Python code)
+        if sub.iri != sup.iri or sub.kind is not sup.kind or sub.inverse != sup.inverse:
             self.edges[sub].add(sup)
             if sub.kind is not NodeKind.CLASS and sup.kind is not NodeKind.CLASS:
                 # role inclusions hold for the inverses too; so do existentials of them
@@ -139,7 +145,14 @@ class QlTBox:
         tbox = cls(classes=frozenset(ontology.classes),
                    facts=_facts(graph if facts_from is None else facts_from, ontology))
         reader = _Reader(graph, ontology)
-        for s, o in graph.subject_objects(RDFS.subClassOf):
+        edges = tbox.edges
+        for s, o in _pairs(graph, RDFS.subClassOf):
+            if type(s) is URIRef and type(o) is URIRef:
+                # named ⊑ named, most of a large taxonomy: what lhs, rhs and _add give
+                sub, sup = reader.class_node(s), reader.class_node(o)
+                if sub is not None and sup is not None and sub is not sup:
+                    edges[sub].add(sup)
+                continue
             for lhs in reader.lhs(s):
                 for rhs in reader.rhs(o):
                     tbox._add(lhs, rhs)
@@ -271,8 +284,13 @@ def _facts(graph: Graph, ontology: Ontology) -> frozenset[IRI]:
     props = frozenset(ontology.object_properties) | frozenset(ontology.data_properties)
     elements = classes | props
     out: set[IRI] = set()
-    for s, o in graph.subject_objects(RDF.type):
-        if isinstance(s, URIRef) and str(s) not in elements and str(o) in classes:
+    is_class: dict[object, bool] = {}  # per type object (a few distinct ones)
+    for s, o in _pairs(graph, RDF.type):
+        of_class = is_class.get(o)
+        if of_class is None:
+            # str(): an rdflib term never equals a plain str
+            of_class = is_class[o] = str(o) in classes
+        if of_class and is_iri(s) and str(s) not in elements:
             out.add(str(o))
     for p in props:
         for s in graph.subjects(URIRef(p), None):
@@ -282,6 +300,17 @@ def _facts(graph: Graph, ontology: Ontology) -> frozenset[IRI]:
     return frozenset(out)
 
 
+def _pairs(graph: Graph, p: URIRef) -> Iterator[tuple[object, object]]:
+    """``graph.subject_objects(p)``, straight from a LeanStore's index when it is one."""
+    store = graph.store
+    if not isinstance(store, LeanStore):
+        yield from graph.subject_objects(p)
+        return
+    for s, objs in store.by_predicate().get(p, {}).items():
+        for o in objs:
+            yield s, o
+
+
 class _Reader:
     """Turns class and property expressions of T's graph into basic nodes."""
 
@@ -289,6 +318,21 @@ class _Reader:
         self.g = graph
         self.classes = frozenset(ontology.classes)
         self.data = frozenset(ontology.data_properties)
+        self._class_nodes: dict[str, Node] = {}  # one node per class (fewer objects)
+
+    def class_node(self, expr: URIRef) -> Node | None:
+        """The node of a named class of T (one object per class), else ``None``."""
+        iri = str(expr)
+        n = self._class_nodes.get(iri)
+        if n is None:
+            if iri not in self.classes:
+                return None
+            n = self._class_nodes[iri] = Node(NodeKind.CLASS, iri)
+        return n
+
+    def _class(self, expr: URIRef) -> list[Node]:
+        n = self.class_node(expr)
+        return [] if n is None else [n]
 
     def _list(self, node: BNode, p: URIRef) -> Iterator[object]:
         for head in self.g.objects(node, p):
@@ -315,19 +359,19 @@ class _Reader:
 
     def lhs(self, expr: object) -> list[Node]:
         """Basic concepts allowed on the left of an inclusion (QL: A or ∃R)."""
-        if isinstance(expr, URIRef):
-            return [Node(NodeKind.CLASS, str(expr))] if str(expr) in self.classes else []
-        if isinstance(expr, BNode):
-            return self._exists(expr, qualified_ok=False)
+        if is_iri(expr):
+            return self._class(expr)  # type: ignore[arg-type]
+        if is_blank(expr):
+            return self._exists(expr, qualified_ok=False)  # type: ignore[arg-type]
         return []
 
     def rhs(self, expr: object) -> list[Node]:
         """What an expression on the right of an inclusion puts its left side under."""
-        if isinstance(expr, URIRef):
-            return [Node(NodeKind.CLASS, str(expr))] if str(expr) in self.classes else []
-        if not isinstance(expr, BNode):
+        if is_iri(expr):
+            return self._class(expr)  # type: ignore[arg-type]
+        if not is_blank(expr):
             return []
-        out = self._exists(expr, qualified_ok=True)
-        for member in self._list(expr, OWL.intersectionOf):
+        out = self._exists(expr, qualified_ok=True)  # type: ignore[arg-type]
+        for member in self._list(expr, OWL.intersectionOf):  # type: ignore[arg-type]
             out += self.rhs(member)
         return out

@@ -48,7 +48,7 @@ import logging
 import re
 import uuid
 import xml.etree.ElementTree as ET
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -72,6 +72,8 @@ __all__ = [
     "OntologyGraph",
     "RdfReader",
     "lean_graph",
+    "is_blank",
+    "is_iri",
     "ontology_from_graph",
     "parse_ontology",
     "read_catalog",
@@ -319,6 +321,11 @@ class LeanStore(SimpleMemory):
     def remove(self, triple: Any, context: Any = None) -> None:
         raise NotImplementedError("LeanStore is add-only")
 
+    def by_predicate(self) -> Mapping[Node, Mapping[Node, list[Node]]]:
+        """Every triple as ``{predicate: {subject: [objects]}}`` (the store's own index:
+        read it, do not change it)."""
+        return self._by_p
+
     def objects_of(self, s: Node, p: Node) -> list[Node]:
         """The objects of ``(s, p, ?)`` (a look-up, no rdflib call chain)."""
         by_s = self._by_p.get(p)
@@ -542,9 +549,31 @@ def _add_ox_triples(graph: Graph, quads: Iterable[pyoxigraph.Quad]) -> None:
             return b
         raise ValueError(f"unsupported RDF term {n!r}")
 
+    get_iri = iris.get
+    s: Node | None
+    pt: URIRef | None
+    o: Node | None
+    q: Any
     for q in quads:
-        # a predicate is always an IRI
-        add(term(q.subject), iri(q.predicate.value), term(q.object))
+        # the common cases inline (IRI subject, predicate and object; a plain or tagged
+        # literal object), the rest through term(); a predicate is always an IRI
+        sn, p, on = q.subject, q.predicate.value, q.object
+        s = get_iri(sn.value) if type(sn) is named_node else None
+        if s is None:
+            s = term(sn)
+        pt = get_iri(p)
+        if pt is None:
+            pt = iri(p)
+        to = type(on)
+        if to is named_node:
+            o = get_iri(on.value)
+            if o is None:
+                o = iri(on.value)
+        elif to is literal and fast_literals and (on.language or on.datatype.value == _XSD_STRING):
+            o = _plain_literal(on.value, on.language or None)
+        else:
+            o = term(on)
+        add(s, pt, o)
 
 
 def _xmlns_prefixes(data: bytes) -> list[tuple[str, str]]:
@@ -719,6 +748,15 @@ class _Reader:
             return self.lean.objects_of(s, p)
         return self.g.objects(s, p)
 
+    def subject_map(self, p: URIRef) -> Mapping[Node, list[Node]]:
+        """``{subject: [objects]}`` of predicate ``p``."""
+        if self.lean is not None:
+            return self.lean.by_predicate().get(p, {})
+        out: dict[Node, list[Node]] = {}
+        for s, o in self.g.subject_objects(p):
+            out.setdefault(s, []).append(o)
+        return out
+
     def subjects(self, p: URIRef, o: Node) -> Iterable[Node]:
         if self.lean is not None:
             return self.lean.subjects_of(p, o)
@@ -726,15 +764,6 @@ class _Reader:
 
     def declared(self, *types: URIRef) -> set[URIRef]:
         return {s for t in types for s in self.subjects(RDF.type, t) if isinstance(s, URIRef)}
-
-    def texts(self, s: URIRef, predicates: Iterable[URIRef]) -> tuple[LangString, ...]:
-        found = {
-            LangString(str(o), o.language or None)
-            for p in predicates
-            for o in self.objects(s, p)
-            if type(o) is Literal or isinstance(o, Literal)  # exact type first: fast
-        }
-        return tuple(sorted(found, key=lambda v: (v.lang or "", v.text)))
 
     def named(self, s: URIRef, p: URIRef) -> frozenset[str]:
         return frozenset(str(o) for o in self.objects(s, p)
@@ -830,6 +859,56 @@ class _Reader:
         return out
 
 
+def is_blank(x: object) -> bool:
+    """``isinstance(x, BNode)``, without rdflib's ABC check for the exact term types."""
+    t = type(x)
+    return t is BNode or (t is not URIRef and t is not Literal and isinstance(x, BNode))
+
+
+def is_iri(x: object) -> bool:
+    """``isinstance(x, URIRef)``, without rdflib's ABC check for the exact term types."""
+    t = type(x)
+    return t is URIRef or (t is not BNode and t is not Literal and isinstance(x, URIRef))
+
+
+def _texts(s: Node, maps: Iterable[Mapping[Node, list[Node]]], langs: dict[str, str]
+           ) -> tuple[LangString, ...]:
+    """The literal objects of ``s`` in ``maps`` (subject maps of the label or comment
+    predicates), distinct and sorted. Language tags are lower-cased (BCP 47 tags are
+    case-insensitive; pyoxigraph's parsers lower-case them, rdflib's keep the case), one
+    str per tag through ``langs``."""
+    found: list[LangString] = []
+    for m in maps:
+        for o in m.get(s, ()):
+            if type(o) is Literal or isinstance(o, Literal):
+                lang = o.language
+                if lang:
+                    tag = langs.get(lang)
+                    if tag is None:
+                        tag = langs[lang] = lang.lower()
+                    lang = tag
+                found.append(LangString(str(o), lang or None))
+    if len(found) < 2:
+        return tuple(found)
+    return tuple(sorted(set(found), key=lambda v: (v.lang or "", v.text)))
+
+
+def _symmetric(pairs: Mapping[Node, list[Node]], name: Callable[[object], str]
+               ) -> dict[str, frozenset[str]]:
+    """``{a: the IRIs stated in a (p) b or b (p) a}`` for a symmetric predicate's subject map
+    (IRIs only, an IRI not paired with itself)."""
+    out: dict[str, set[str]] = {}
+    for s, objs in pairs.items():
+        if not is_iri(s):
+            continue
+        for o in objs:
+            if is_iri(o) and o != s:
+                a, b = name(s), name(o)
+                out.setdefault(a, set()).add(b)
+                out.setdefault(b, set()).add(a)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
 def _build(
     g: Graph,
     path: Path,
@@ -841,21 +920,43 @@ def _build(
     class_iris = r.declared(OWL.Class, RDFS.Class) - _EXCLUDED_CLASSES
     group_disjoint = r.all_disjoint()
     classes: dict[str, OntClass] = {}
-    # rdflib namespace attributes are looked up on every access: read them once
-    sub_class_of, thing = RDFS.subClassOf, str(OWL.Thing)
-    equivalent_class, disjoint_with = OWL.equivalentClass, OWL.disjointWith
+    # One pass per predicate instead of one look-up per class and predicate, and one str
+    # object per IRI (a parent's IRI is its class's key), one per language tag: a large
+    # ontology's model is built several times faster and is smaller (and so is its pickle).
+    names: dict[str, str] = {}
+
+    def name(u: object) -> str:
+        v = str(u)
+        return names.setdefault(v, v)
+
+    thing = str(OWL.Thing)
+    sub_class_of = r.subject_map(RDFS.subClassOf)
+    equivalent_class = r.subject_map(OWL.equivalentClass)
+    equivalents = _symmetric(equivalent_class, name)
+    disjoints = _symmetric(r.subject_map(OWL.disjointWith), name)
+    label_maps = [r.subject_map(p) for p in _LABEL_PREDICATES]
+    comment_maps = [r.subject_map(p) for p in _COMMENT_PREDICATES]
+    langs: dict[str, str] = {}
     for c in sorted(class_iris, key=str):  # URIRef order is str order, str is faster
-        restr_classes, restr_props = r.restriction_terms(c)
-        iri_c = str(c)
+        iri_c = name(c)
+        stated = sub_class_of.get(c, ())
+        if any(is_blank(o) for o in stated) or any(
+                is_blank(o) for o in equivalent_class.get(c, ())):
+            restr_classes, restr_props = r.restriction_terms(c)
+            restr_classes = frozenset(name(x) for x in restr_classes)
+        else:
+            restr_classes = restr_props = _NONE
+        parents = frozenset(name(o) for o in stated if is_iri(o)) - {thing, iri_c}
+        disjoint = disjoints.get(iri_c, _NONE) | group_disjoint.get(iri_c, _NONE)
         classes[iri_c] = OntClass(
             iri=iri_c,
-            labels=r.texts(c, _LABEL_PREDICATES),
-            comments=r.texts(c, _COMMENT_PREDICATES),
-            parents=r.named(c, sub_class_of) - {thing, iri_c},
+            labels=_texts(c, label_maps, langs),
+            comments=_texts(c, comment_maps, langs),
+            parents=parents or _NONE,
             restriction_parents=restr_classes,
             restriction_properties=restr_props,
-            equivalents=r.symmetric(c, equivalent_class),
-            disjoints=r.symmetric(c, disjoint_with) | group_disjoint.get(iri_c, set()),
+            equivalents=equivalents.get(iri_c, _NONE),
+            disjoints=frozenset(disjoint) if disjoint else _NONE,
         )
     functional = r.declared(OWL.FunctionalProperty)
 
@@ -865,8 +966,8 @@ def _build(
             out[str(p)] = OntProperty(
                 iri=str(p),
                 kind=kind,
-                labels=r.texts(p, _LABEL_PREDICATES),
-                comments=r.texts(p, _COMMENT_PREDICATES),
+                labels=_texts(p, label_maps, langs),
+                comments=_texts(p, comment_maps, langs),
                 parents=r.named(p, RDFS.subPropertyOf) - {str(p)},
                 domains=r.union_flat(p, RDFS.domain),
                 ranges=r.union_flat(p, RDFS.range),

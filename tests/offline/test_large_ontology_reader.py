@@ -17,6 +17,7 @@ import pytest
 from rdflib import BNode, Literal, URIRef
 from rdflib.namespace import RDFS
 
+from navqa.model.ontology import LangString
 from navqa.offline import artifacts
 from navqa.offline.artifacts import compute_stats, parse_mappings
 from navqa.offline.class_graph import build_class_graph
@@ -167,3 +168,46 @@ def test_fast_terms_are_rdflib_terms_and_shared(tmp_path: Path) -> None:
             want.n3(), want.value, want.language, want.datatype, hash(want))
     bnodes = [o for o in fast.objects(a, RDFS.subClassOf) if isinstance(o, BNode)]
     assert len(bnodes) == 1 and fast.value(bnodes[0], URIRef("urn:x#p")) == a
+
+
+def test_both_readers_lower_case_language_tags_in_the_model(tmp_path: Path) -> None:
+    # BCP 47 tags are case-insensitive: pyoxigraph lower-cases them, rdflib keeps their
+    # case; the parsed ontology holds them lower-cased whichever reader read the file
+    path = tmp_path / "t.ttl"
+    path.write_text("@prefix : <urn:x#> .\n"
+                    "@prefix owl: <http://www.w3.org/2002/07/owl#> .\n"
+                    "@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .\n"
+                    ':A a owl:Class ; rdfs:label "Eine Art"@de-CH , "A kind"@EN ;\n'
+                    '    rdfs:comment "Noch eine"@de-CH .\n'
+                    ':p a owl:ObjectProperty ; rdfs:label "hat"@De-Ch .\n',
+                    encoding="utf-8")
+    ref_graph = read_ontology_graph(path, reader=RdfReader.RDFLIB)
+    assert {o.language for o in ref_graph.graph.objects(URIRef("urn:x#A"), RDFS.label)} == {
+        "de-CH", "EN"}  # the rdflib reading does keep the case in the graph
+    fast = ontology_from_graph(read_ontology_graph(path))
+    ref = ontology_from_graph(ref_graph)
+    assert fast.classes == ref.classes and fast.object_properties == ref.object_properties
+    a = ref.classes["urn:x#A"]
+    assert [(v.text, v.lang) for v in a.labels] == [("Eine Art", "de-ch"), ("A kind", "en")]
+    assert a.label("en") == "A kind" and a.comment("de-ch") == "Noch eine"
+    assert [v.lang for v in ref.object_properties["urn:x#p"].labels] == ["de-ch"]
+
+
+def test_model_objects_pickle_to_equal_objects(tmp_path: Path) -> None:
+    # the model's classes, properties and labels pickle through their constructor's
+    # arguments (``__reduce__``): every field must come back in its place
+    import dataclasses
+    import pickle
+
+    onto = ontology_from_graph(read_ontology_graph(repo_root() / "ontologies" / "demo.ttl"))
+    back = pickle.loads(pickle.dumps(onto, protocol=pickle.HIGHEST_PROTOCOL))
+    entities = [*onto.classes.values(), *onto.object_properties.values(),
+                *onto.data_properties.values(), *onto.annotation_properties.values()]
+    assert entities and any(c.labels for c in onto.classes.values())
+    for e in entities:
+        other = back.entity(e.iri) or back.annotation_properties[e.iri]
+        assert type(other) is type(e)
+        for f in dataclasses.fields(e):
+            assert getattr(other, f.name) == getattr(e, f.name), (e.iri, f.name)
+    lang = LangString("Eine Art", "de-ch")
+    assert pickle.loads(pickle.dumps(lang)) == lang
