@@ -34,6 +34,9 @@ STOP = words(Phenomenon.STOPWORD)
 # Words that are about the question's form rather than its content.
 FORM_WORDS = words(Phenomenon.FORM_WORD)
 _SUPERLATIVE_WORDS = (words(Phenomenon.SUPERLATIVE_MAX) | words(Phenomenon.SUPERLATIVE_MIN))
+_COMPARATIVES = "|".join(pattern(p) for p in (
+    Phenomenon.COMPARATIVE_GT, Phenomenon.COMPARATIVE_GE, Phenomenon.COMPARATIVE_LT,
+    Phenomenon.COMPARATIVE_LE))
 _ORDINALS = words(Phenomenon.ORDINAL_FIRST) | words(Phenomenon.ORDINAL_LAST)
 _ORDINAL_WH = ("what", "which", "where", "when", "who")
 
@@ -101,7 +104,9 @@ def _cues(question: str) -> QuestionCues:
         wh = m.group(1) if m else None
     sup: str | None = None
     word: str | None = None
-    for w in re.findall(r"[a-z]+", q):
+    # a comparative bound is not a superlative: "at least 99", "at most 3", "no more than"
+    scan = re.sub(_COMPARATIVES, " ", q)
+    for w in re.findall(r"[a-z]+", scan):
         # an ordinal ranks in a wh-question ("where is the first …"), not in a count or a
         # request to list ("how many first editions", "list the first names")
         if w in _SUPERLATIVE_WORDS or (w in _ORDINALS and wh in _ORDINAL_WH):

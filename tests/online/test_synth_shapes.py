@@ -233,6 +233,15 @@ def test_a_range_has_two_inclusive_bounds() -> None:
     assert [(v.text, v.comparator) for v in m.values] == [("1990", ">="), ("2000", "<=")]
 
 
+def test_a_comparative_bound_is_not_a_superlative() -> None:
+    for q in ("Which books have at least 300 pages?", "Which authors wrote at most 3 books?",
+              "Which branches hold no more than 40 books?"):
+        m = extract_mentions(q)
+        assert m.cues.superlative is None, q
+        assert parse_shape(q, m.cues).ordering is None, q
+    assert extract_mentions("Which book has the least pages?").cues.superlative == "min"
+
+
 def test_an_ordinal_in_a_count_is_not_a_superlative() -> None:
     assert extract_mentions("How many first editions are there?").cues.superlative is None
     assert extract_mentions("Which was the first book?").cues.superlative == "min"
