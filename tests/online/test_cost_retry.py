@@ -2,10 +2,11 @@
 
 A small generated VKG on real PostgreSQL and Ontop (dev mode) offers two routes from the
 strata to the name of their unit: ``:unitName``, mapped from the stratum table (no key on
-the unit: Ontop's SQL joins that table with itself, about 10⁸ rows, and the query does not
-finish), and ``:unitTitle``, mapped from the keyed unit table. The offline synthesizer
-takes the first; the cost guard finds it costly, the pipeline writes the question again
-without the properties of the exploding join, keeps the cheaper equivalent and runs it.
+the unit: Ontop's SQL joins that table with itself, and the estimate grows ~66x with the
+number of strata per unit), and ``:unitTitle``, mapped from the keyed unit table. Asked for
+the strata of one unit by its name, the offline synthesizer grounds the name on the first;
+the cost guard finds it costly, the pipeline writes the question again without the
+properties of the exploding join, keeps the cheaper equivalent and runs it.
 When no rewrite is under the threshold the original runs, and the events say so.
 """
 
@@ -64,9 +65,10 @@ source		SELECT id, name FROM unit
 ]]
 """
 
-QUESTION = "Give the depth and the unit name of the strata"
-MAX_COST = 1e6
-"""The exploding query is estimated near 1e7, the keyed one near 2e3 (both measured)."""
+QUESTION = "What is the depth of the strata in unit U3?"
+MAX_COST = 1e4
+"""The query through the keyless table is estimated near 6e4 (a self-join of stratum growing
+~66x), the keyed one near 1.1e3 (both measured)."""
 
 
 @pytest.fixture(scope="module")
@@ -129,20 +131,21 @@ def test_a_costly_query_is_replaced_by_the_path_through_the_keyed_table(
     assert tried.without == (EX + "unitName",)
     assert tried.original == first.sparql and tried.sparql != first.sparql
     assert "unitTitle" in tried.sparql and "depth" in tried.sparql
-    assert tried.total_cost is not None and tried.total_cost < MAX_COST / 100
+    assert tried.total_cost is not None and tried.total_cost < first.total_cost / 10
     assert isinstance(second, QueryCostChecked) and second.sparql == tried.sparql
     assert second.verdict == CostVerdict.OK.value
     # and that is the query that runs, and answers
     assert isinstance(executed, QueryExecuted) and executed.sparql == tried.sparql
     assert answer.error is None, answer.error
     assert answer.sparql == tried.sparql
-    assert answer.result is not None and len(answer.result) == 60000
+    # the depths of the 2,000 strata of unit 3 (i % 30 == 3 for i in 1..60000)
+    assert answer.result is not None and len(answer.result) == 2000
 
 
 def test_without_a_cheap_enough_rewrite_the_original_runs_and_the_events_say_so(
         strata, pg, navqa_config, embedder) -> None:
     """A threshold under even the keyed query's estimate: the rewrite is estimated, not
-    kept, and the original query runs (here it does not finish within the timeout)."""
+    kept, and the original query runs."""
     answer = _ask(strata, pg, navqa_config, embedder, 100.0)
     first, tried, executed = _cost_events(answer)
     assert isinstance(first, QueryCostChecked) and first.verdict == CostVerdict.COSTLY.value
@@ -167,3 +170,4 @@ def test_a_rewrite_that_drops_a_column_a_filter_or_a_class_is_not_equivalent() -
     dropped_column = ORIGINAL.replace("?n ?depth WHERE", "?n WHERE")
     assert not same_shape(ORIGINAL, classes, dropped_column, classes)
     assert not same_shape(ORIGINAL, classes, same, {EX + "Unit"})
+
