@@ -161,6 +161,7 @@ def ask_running_service(source: VkgSource, config: NavqaConfig, question: str, *
     from navqa.cli.console import console
     from navqa.cli.render import confidence_lines, to_table
     from navqa.model.events_json import assessment_from_json
+    from navqa.model.iri import compact
     from navqa.model.resultio import result_from_json
     from navqa.service.client import ask_service, service_prefixes
     from navqa.service.registry import find_service
@@ -181,11 +182,15 @@ def ask_running_service(source: VkgSource, config: NavqaConfig, question: str, *
     err_console.print(f"[dim]answered by the navqa service at {escape(rec.url)}[/]")
     if out.get("sparql"):
         console.print(Syntax(out["sparql"], "sparql", word_wrap=True))
+    assessment = assessment_from_json(out)
+    prefixes = (service_prefixes(rec) if out.get("result") is not None or assessment[2]
+                else {})
     if out.get("result") is not None:
-        console.print(to_table(result_from_json(out["result"]), service_prefixes(rec)))
+        console.print(to_table(result_from_json(out["result"]), prefixes))
         if out.get("empty"):
             console.print("[yellow]The query ran and returned nothing.[/]")
-    for line in confidence_lines(*assessment_from_json(out)):
+    # the same compact names as a local ask prints (its pipeline's prefixes)
+    for line in confidence_lines(*assessment, lambda iri: compact(iri, prefixes)):
         console.print(line)
     if out.get("error"):
         err_console.print(f"[bold red]no answer:[/] {escape(out['error'])}", soft_wrap=True)

@@ -36,7 +36,8 @@ def test_ask_json_through_the_service(served: Served) -> None:
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
     assert set(d) == {"question", "strategy", "sparql", "result", "empty", "error", "timings",
-                      "llm", "events"}
+                      "llm", "confidence", "unplaced", "alternatives", "events"}
+    assert d["confidence"]["level"] in {"high", "medium", "low", "none"}
     direct = served.post("/api/ask", json={"question": DEMO_QUESTION}).json()
     assert d["sparql"] == direct["sparql"] and d["result"] == direct["result"]
     assert [e["type"] for e in d["events"]] == [e["type"] for e in direct["events"]]
