@@ -55,7 +55,6 @@ In ``summary.json`` both are fractions in ``[0, 1]`` (top-level ``reduction`` an
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -69,10 +68,9 @@ from navqa.model.events import (
     SubgraphsReranked,
     SubgraphVerbalized,
 )
+from navqa.online.verbalize import token_count
 
 __all__ = ["Grounding", "count_tokens", "grounding_of", "recall_at_k", "summarize_grounding"]
-
-_TOKEN = re.compile(r"\w+|[^\w\s]")
 
 _RECALLS = ("linked_class_recall", "linked_property_recall", "subgraph_class_recall",
             "subgraph_property_recall", "listing_property_recall")
@@ -110,8 +108,11 @@ class Grounding:
 
 
 def count_tokens(text: str) -> int:
-    """Tokens of ``text``: runs of word characters, and each other non-space character."""
-    return len(_TOKEN.findall(text))
+    """Tokens of ``text``: runs of word characters, and each other non-space character.
+
+    The same count the context completion budgets with (:func:`navqa.online.verbalize.
+    token_count`), so the diagnostic and the budget cannot drift apart."""
+    return token_count(text)
 
 
 def _ranks(gold: frozenset[str], lists: Sequence[Sequence[str]]

@@ -16,6 +16,7 @@ from navqa.online.context import SchemaContext
 from navqa.online.expansion import UNKNOWN, Subgraph
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
+"""The tokenizer of the context budget and of the grounding diagnostics (evaluation)."""
 
 
 def token_count(text: str) -> int:
