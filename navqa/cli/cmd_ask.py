@@ -189,7 +189,8 @@ class Explainer:
         if isinstance(ev, MentionsExtracted):
             m = ev.mentions
             vals = ", ".join(
-                f"{v.text!r} ({v.kind}{'' if v.comparator == '=' else ' ' + v.comparator})"
+                f"{v.text!r} ({v.kind}{'' if v.comparator == '=' else ' ' + v.comparator}"
+                f"{'' if v.match == 'exact' else ' ' + v.match.value})"
                 for v in m.values) or "none"
             console.rule(f"[bold]1. mentions[/] ({escape(ev.method)})")
             console.print(f"phrases: {escape(', '.join(m.classes[:12]) or 'none')}")

@@ -67,6 +67,16 @@ class ErrorKind(StrEnum):
         raise ValueError(f"no error kind for {type(exc).__name__}: {exc}")
 
 
+class StringMatch(StrEnum):
+    """How a string value constrains the stored one: the whole value, or a part of it
+    ("a name starting with 'Cec'", "ending in 'hausen'", "'wing' in their name")."""
+
+    EXACT = "exact"
+    PREFIX = "prefix"
+    SUFFIX = "suffix"
+    CONTAINS = "contains"
+
+
 @dataclass(frozen=True, slots=True)
 class ValueMention:
     """A literal value mentioned in the question.
@@ -76,11 +86,20 @@ class ValueMention:
         kind: ``string``, ``number``, ``date``, ``year`` or ``time``.
         comparator: ``=``, ``>``, ``<``, ``>=``, ``<=`` (from "after", "more than", …), or
             ``decade`` for "the 1850s".
+        match: For a string: whether it is the whole stored value (``EXACT``) or a
+            pattern on it (prefix, suffix, substring).
+        match_property: For a pattern: the phrase naming the property it applies to
+            ("name", "description"), or ``None`` (the answer's name).
+        case_sensitive: For a pattern: match the case as written (a quoted pattern with
+            capitals, copied verbatim), rather than ignoring case.
     """
 
     text: str
     kind: Literal["string", "number", "date", "year", "time"] = "string"
     comparator: str = "="
+    match: StringMatch = StringMatch.EXACT
+    match_property: str | None = None
+    case_sensitive: bool = False
 
 
 @dataclass(frozen=True, slots=True)

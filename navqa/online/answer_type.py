@@ -7,6 +7,13 @@ kind) and the label goes through the same class-index lookup. "when" asks for a 
 "how many" for a count, yes/no questions for a boolean; "what is the **population** of X"
 asks for an attribute of X, not for a class.
 
+The noun phrase ends at its first plural word (only the head of an English compound is
+plural: "which **drilling rigs** are …", "which **vehicles** owned by …"); a shorter prefix
+that lacks the head noun loses a little (:data:`MODIFIER_PENALTY`). When the class's label is
+the phrase or its head compound, or the genus of its comment says the head noun ("A railway
+**vehicle** identified by …"), the phrase *names* the class (:attr:`AnswerType.named`) and the
+offline reranker prefers it as the root outright (:func:`root_bonus`).
+
 The prior only *boosts* ranking; it never removes a candidate.
 """
 
@@ -31,6 +38,11 @@ _AUXILIARIES = words(Phenomenon.AUXILIARY)
 # past-tense inflection ("which stations opened …", "which companies managed …").
 _INFLECTED_VERB = re.compile(r"[a-z]{3,}[^e]ed$")
 _ATTRIBUTE = re.compile(r"^\W*(?:what|which)\s+(?:is|are|was|were)\s+the\s+", re.I)
+# "What are the five highest measured points …": a plural copula with no "of" lists things of a
+# class; the words before the noun (a number, a superlative) are not part of its name.
+_LISTING = re.compile(r"^\W*(?:what|which)\s+(?:are|were)\s+the\s+(?P<rest>.*)$", re.I)
+_QUANTIFIER = re.compile(r"^(?:\d+|[a-z]+est|first|last|top|most|least|many|few|several|"
+                         r"one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty)$")
 _WHO = re.compile(r"^\W*(?:who|whom|whose)\b", re.I)
 _WHERE = re.compile(r"^\W*where\b", re.I)
 _WHEN = re.compile(r"^\W*when\b|\bwhat\s+(?:year|date|time)\b|\bwhich\s+year\b", re.I)
@@ -46,6 +58,9 @@ class AnswerType:
         phrase: The words that named it.
         score: Similarity of ``cls`` to ``phrase``.
         attribute: The question asks for a property of a named thing ("what is the X of").
+        named: ``phrase`` names ``cls`` outright: the class's label (or its comment's first
+            sentence) says the phrase's head noun, or ``cls`` stands in for an unmapped class
+            so named. Such a class is the answer class (:func:`root_bonus`).
     """
 
     kind: AnswerKind
@@ -53,6 +68,40 @@ class AnswerType:
     phrase: str = ""
     score: float = 0.0
     attribute: bool = False
+    named: bool = False
+
+
+ROOT_BONUS = 0.8
+"""Reranking bonus of a candidate root that *is* the answer class (half for a subclass)."""
+NAMED_THRESHOLD = 0.5
+"""An answer class matching the whole wh-phrase this well counts as named without a lexical
+match."""
+MODIFIER_PENALTY = 0.05
+"""Score taken off a class matched by a prefix of the wh-phrase that lacks its head noun."""
+MODIFIER_KEPT = 0.4
+"""Bonus of a mapped stand-in whose name keeps all the modifiers of the wh-phrase."""
+
+
+def root_bonus(at: AnswerType | None, root: IRI, superclasses: frozenset[IRI] | set[IRI]
+               ) -> float:
+    """How much the answer type favours ``root`` as the chosen subgraph's root.
+
+    :data:`ROOT_BONUS` for the answer class itself, half of it for one of its subclasses,
+    0 otherwise. ``superclasses`` are ``root``'s.
+    """
+    if at is None or at.cls is None:
+        return 0.0
+    if root == at.cls:
+        return ROOT_BONUS
+    return ROOT_BONUS / 2 if at.cls in superclasses else 0.0
+
+
+def _head(phrase: str) -> str:
+    """The head noun of a noun phrase (its last word), singular."""
+    from navqa.online.linking import normal
+
+    words = normal(phrase).split()
+    return words[-1] if words else ""
 
 
 def _noun_phrases(text: str) -> list[str]:
@@ -64,9 +113,17 @@ def _noun_phrases(text: str) -> list[str]:
             break
         words.append(w)
         out.append(" ".join(words))
-        if len(words) == 3:
+        if len(words) == 3 or _plural(w):
+            # only the head of an English compound is plural: "drilling rigs", and in
+            # "which vehicles owned by …", "which operators run …" the noun phrase ends there
             break
     return out
+
+
+def _plural(word: str) -> bool:
+    from navqa.online.linking import singular
+
+    return word.endswith("s") and singular(word) != word
 
 
 def offline_answer_type(ctx: SchemaContext, question: str, mentions: Mentions, *,
@@ -91,9 +148,16 @@ def offline_answer_type(ctx: SchemaContext, question: str, mentions: Mentions, *
         if m:
             phrases = _noun_phrases(m.group("rest"))
         kind = AnswerKind.QUANTITY if kind is AnswerKind.ENTITY else kind
-    else:
+    listing = _LISTING.match(question) if attribute and not phrases else None
+    if listing is not None:
+        # "what are the five highest measured terrain points": a list of things, not an attribute
+        rest = listing.group("rest").split()
+        while rest and _QUANTIFIER.match(rest[0].lower()):
+            rest = rest[1:]
+        phrases = _noun_phrases(" ".join(rest))
+    if not attribute:
         m = _HEAD.match(question)
-        if m:
+        if m and not phrases:
             phrases = _noun_phrases(m.group("rest"))
         if not phrases and _WHO.match(question):
             phrases = ["person organisation company"]
@@ -112,24 +176,38 @@ def offline_answer_type(ctx: SchemaContext, question: str, mentions: Mentions, *
     from navqa.online.linking import normal
 
     vecs = ctx.embed(phrases)
-    best: tuple[float, IRI, str] | None = None
+    full, head = phrases[-1], _head(phrases[-1])
+    best: tuple[float, IRI, str, bool] | None = None
     for phrase, vec in zip(phrases, vecs, strict=True):
         scores = ctx.class_scores(vec[None, :])
         for iri, s in scores.items():
             if not ctx.allowed(iri):
                 continue
-            s += 0.15 if normal(ctx.label(iri)) == normal(phrase) else 0.0
+            label, said = normal(ctx.label(iri)), normal(phrase)
+            # the label is the phrase, or its head compound: "test site" of "vehicle test sites"
+            tail = label != said and f" {said}".endswith(f" {label}")
+            s += 0.15 if label == said else 0.1 if tail else 0.0
             s += 0.1 if _in_comment(ctx, iri, phrase) else 0.0
+            # a shorter prefix lacks the head noun: "vehicle" of "vehicle test sites"
+            s -= 0.0 if phrase == full else MODIFIER_PENALTY
             if best is None or s > best[0]:
-                best = (s, iri, phrase)
+                best = (s, iri, phrase, label == said or tail or (
+                    phrase == full and defined_as(ctx, iri, head)))
     if best is None:
         return AnswerType(kind, phrase=phrases[0], attribute=attribute)
-    score, cls, phrase = best
+    score, cls, phrase, named = best
     redirected = _mapped_stand_in(ctx, phrase, score)
     if redirected is not None:
-        cls, phrase = redirected
-    return AnswerType(kind, cls=cls if score >= 0.3 or redirected else None, phrase=phrase,
-                      score=round(score, 4), attribute=attribute)
+        cls, phrase, named = redirected[0], redirected[1], redirected[2] and phrase == full
+    found = score >= 0.3 or redirected is not None
+    if listing is not None and attribute and hint is None:
+        if not found:  # not a class after all: "what are the coordinates …" asks for values
+            return AnswerType(kind, phrase=phrase, attribute=True)
+        attribute = False
+        kind = AnswerKind.ENTITY if kind is AnswerKind.QUANTITY else kind
+    named = named or (score >= NAMED_THRESHOLD and phrase.startswith(full))
+    return AnswerType(kind, cls=cls if found else None, phrase=phrase,
+                      score=round(score, 4), attribute=attribute, named=found and named)
 
 
 def _in_comment(ctx: SchemaContext, iri: IRI, phrase: str) -> bool:
@@ -148,9 +226,33 @@ def _in_comment(ctx: SchemaContext, iri: IRI, phrase: str) -> bool:
     return f" {head} " in f" {first} "
 
 
+_GENUS_END = re.compile(r"[,;:(]|\b(?:of|with|that|which|who|whose|where|when|in|on|at|for|"
+                        r"from|by|to|used|located|identified|run|made)\b")
+
+
+def defined_as(ctx: SchemaContext, iri: IRI, head: str) -> bool:
+    """Whether the class's comment defines it as a ``head``: "A railway station or **halt**, …".
+
+    Only the genus of the comment's first sentence counts — the words before its first
+    comma, preposition or relative clause — not every word of it ("a sequence of points"
+    does not define a point).
+    """
+    from navqa.online.linking import normal
+
+    ent = ctx.ontology.entity(iri)
+    comment = ent.comment() if ent is not None else None
+    if not comment or not head:
+        return False
+    genus = _GENUS_END.split(comment.split(".")[0].lower(), maxsplit=1)[0]
+    return head in normal(genus).split()
+
+
 def _mapped_stand_in(ctx: SchemaContext, phrase: str, mapped_score: float
-                     ) -> tuple[IRI, str] | None:
-    """If an unmapped class matches ``phrase`` much better, the mapped class to use instead."""
+                     ) -> tuple[IRI, str, bool] | None:
+    """If an unmapped class matches ``phrase`` much better, the mapped class to use instead.
+
+    The third item: whether the unmapped class's label is the phrase or its head noun.
+    """
     from navqa.online.linking import normal
 
     onto = ctx.ontology
@@ -159,13 +261,18 @@ def _mapped_stand_in(ctx: SchemaContext, phrase: str, mapped_score: float
         return None
     vec = ctx.embed([phrase])[0]
     scores = ctx.unmapped_class_scores(vec)
-    lexical = {c: 0.15 for c in unmapped if normal(onto.label(c)) == normal(phrase)}
+    head = _head(phrase)
+    lexical = {c: 0.15 if normal(onto.label(c)) == normal(phrase) else 0.1 for c in unmapped
+               if normal(onto.label(c)) in (normal(phrase), head)}
     top = max(unmapped, key=lambda c: scores.get(c, 0.0) + lexical.get(c, 0.0))
     top_score = scores.get(top, 0.0) + lexical.get(top, 0.0)
     if top_score < mapped_score + 0.1:
         return None
     parents = onto.classes[top].parents
     top_vec = ctx.unmapped_class_vector(top)
+    # the words before the head ("injection" of "injection wells"): a mapped class whose
+    # name keeps them ("injection wellbore") stands in better than the bare head's class
+    modifiers = set(normal(phrase).split()[:-1])
     best: tuple[float, IRI] | None = None
     for alt in ctx.classes:
         if not ctx.allowed(alt):
@@ -177,8 +284,12 @@ def _mapped_stand_in(ctx: SchemaContext, phrase: str, mapped_score: float
             s += 0.3
         if alt in onto.superclasses(top) or top in onto.superclasses(alt):
             s += 0.1
+        if modifiers:
+            s += MODIFIER_KEPT * len(modifiers & set(normal(ctx.label(alt)).split())) / len(
+                modifiers)
         if best is None or s > best[0]:
             best = (s, alt)
     if best is None:
         return None
-    return best[1], f"{phrase} (unmapped {ctx.compact(top)} → {ctx.compact(best[1])})"
+    return (best[1], f"{phrase} (unmapped {ctx.compact(top)} → {ctx.compact(best[1])})",
+            top in lexical)

@@ -65,6 +65,25 @@ class Phenomenon(Enum):
     MONTH = "calendar month"
     NAME_PROPERTY = "property word naming things"
     CODE_PROPERTY = "property word for a code or identifier"
+    OPTIONAL_VALUE = "a value that may be missing: 'if any', 'when there is one'"
+    OPTIONAL_QUALIFIER = "participle of a value that may be missing: 'where recorded'"
+    SPATIAL_WITHIN = "spatial proximity: within a distance of"
+    SPATIAL_BEYOND = "spatial remoteness: farther than a distance from"
+    SPATIAL_DISTANCE = "asks for a distance"
+    CURRENCY = "temporal deixis: what holds now"
+    VALIDITY_START = "property word: the start of a validity interval"
+    VALIDITY_END = "property word: the end of a validity interval"
+    COUNT_SUPERLATIVE = "superlative of a number of things: the most / fewest X"
+    COUNT_NOUN = "noun naming a number of things: the largest number of X"
+    DISTINCT_WORD = "adjective asking for distinct things: more than 60 different X"
+    COUNT_COLUMN = "asks to show a count beside the answers: …, and how many?"
+    PER_YEAR = "one answer per calendar year"
+    STRING_PREFIX = "a string pattern: the value starts with …"
+    STRING_SUFFIX = "a string pattern: the value ends with …"
+    STRING_CONTAINS = "a string pattern: the value contains … (before the pattern)"
+    STRING_CONTAINED = "a string pattern: … in their name (after the pattern)"
+    STRING_OWNER = "determiner before the property a string pattern applies to"
+    POSSESSIVE = "possessive determiner"
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +163,45 @@ LEXICON: tuple[Cue, ...] = (
         september october november december""")),
     Cue(Phenomenon.NAME_PROPERTY, _w("name label title")),
     Cue(Phenomenon.CODE_PROPERTY, _w("code number identifier acronym abbrev")),
+    Cue(Phenomenon.OPTIONAL_VALUE, ("if any", "when there is one", "where there is one",
+                                    "if there is one", "when there are any",
+                                    "where there are any", "if there are any", "where applicable",
+                                    "if applicable", "when applicable", "where possible")),
+    Cue(Phenomenon.OPTIONAL_QUALIFIER, _w("known recorded listed available given stated "
+                                          "specified provided")),
+    Cue(Phenomenon.SPATIAL_WITHIN, ("within", "less than", "closer than", "no more than",
+                                    "at most", "up to", "inside")),
+    Cue(Phenomenon.SPATIAL_BEYOND, ("more than", "farther than", "further than", "beyond",
+                                    "at least")),
+    Cue(Phenomenon.SPATIAL_DISTANCE, ("how far", "how close", "distance between",
+                                      "distance from", "distance to")),
+    Cue(Phenomenon.CURRENCY, ("currently", "current", "today", "now", "presently",
+                              "at present", "still", "nowadays", "these days",
+                              "at the moment")),
+    Cue(Phenomenon.VALIDITY_START, _w("from start started begin begins since effective")),
+    Cue(Phenomenon.VALIDITY_END, _w("to end ended ends until till expiry expires expiration "
+                                    "ceased")),
+    Cue(Phenomenon.COUNT_SUPERLATIVE, _w("most fewest least")),
+    Cue(Phenomenon.COUNT_NOUN, _w("number count")),
+    Cue(Phenomenon.DISTINCT_WORD, _w("different distinct unique separate")),
+    Cue(Phenomenon.COUNT_COLUMN, ("how many", "their counts", "their count", "their number",
+                                  "their numbers", "with counts", "with the count",
+                                  "with the number", "and the number", "the counts")),
+    Cue(Phenomenon.PER_YEAR, ("each year", "every year", "per year", "by year", "yearly",
+                              "annually", "year by year", "each calendar year")),
+    Cue(Phenomenon.STRING_PREFIX, ("starting with", "starts with", "start with", "started with",
+                                   "beginning with", "begins with", "begin with", "prefixed with",
+                                   "prefixed by", "with the prefix", "with prefix")),
+    Cue(Phenomenon.STRING_SUFFIX, ("ending in", "ending with", "ends in", "ends with", "end in",
+                                   "end with", "suffixed with", "suffixed by",
+                                   "with the suffix", "with suffix")),
+    Cue(Phenomenon.STRING_CONTAINS, ("containing", "contains", "contain", "mentioning",
+                                     "mentions", "mention", "including the word",
+                                     "includes the word", "include the word",
+                                     "with the word", "featuring")),
+    Cue(Phenomenon.STRING_CONTAINED, ("in", "within", "somewhere in", "anywhere in")),
+    Cue(Phenomenon.STRING_OWNER, _w("a an the with")),
+    Cue(Phenomenon.POSSESSIVE, _w("their its his her whose")),
 )
 """Every cue word, by phenomenon (a phenomenon may have one entry only)."""
 

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, Field
 
 from navqa.backends.protocols import LLM
-from navqa.model.events import Mentions, QuestionCues, ValueMention
+from navqa.model.events import Mentions, QuestionCues, StringMatch, ValueMention
 from navqa.model.llm import Message
 from navqa.online.lexicon import (
     NUMBER_VALUES,
@@ -75,6 +75,63 @@ _CONNECT = (r"(?:(?:\s+(?:" + "|".join(re.escape(w) for w in sorted(words(
 _NAME = re.compile(rf"{_NAME_TOKEN}(?:(?:\s+|{_CONNECT}){_NAME_TOKEN})*")
 _WH = tuple(sorted(words(Phenomenon.WH_WORD), key=len, reverse=True))
 _YESNO = re.compile(rf"^\s*({'|'.join(sorted(words(Phenomenon.YES_NO)))})\b", re.I)
+
+
+# String patterns: "a name starting with 'Cec'", "ending in 'hausen'", "'wing' in their name"
+_PATTERN_CUES = tuple((match, re.compile(rf"(?:{pattern(ph)})$", re.I)) for match, ph in (
+    (StringMatch.PREFIX, Phenomenon.STRING_PREFIX), (StringMatch.SUFFIX, Phenomenon.STRING_SUFFIX),
+    (StringMatch.CONTAINS, Phenomenon.STRING_CONTAINS)))
+_OWNERS = words(Phenomenon.STRING_OWNER) | words(Phenomenon.POSSESSIVE)
+_CONTAINED = re.compile(
+    rf"^\s*(?:{pattern(Phenomenon.STRING_CONTAINED)})\s+(?:{pattern(Phenomenon.POSSESSIVE)})\s+"
+    r"(?P<prop>[a-zà-ÿ][\w\-]*(?:\s+[a-zà-ÿ][\w\-]*)?)(?=\s*(?:[?.,;!]|$|\band\b|\bor\b))",
+    re.I)
+_PROPERTY_WORDS = 2
+"""Words of the phrase naming the property a pattern applies to ("name", "English name")."""
+
+
+def _string_pattern(question: str, a: int, b: int, *,
+                    quoted: bool) -> tuple[StringMatch, str | None]:
+    """Whether the value at ``question[a:b]`` is a pattern on a stored string, and the
+    phrase naming the property it applies to (``None``: the answer's name).
+
+    Before the value: "(a|the|their|whose|with) <property> starting with / ending in /
+    containing <value>"; without a property phrase ("Which genes start with 'Cec'?") the
+    pattern is on the name. After a quoted value: "<value> in their <property>". An
+    unquoted name is a pattern only with its property phrase ("whose name contains
+    Conoco"), so that "Which lines contain Dunmere?" stays a value.
+    """
+    before = question[:a].rstrip(" \"'“”«»‘’")
+    for match, cue in _PATTERN_CUES:
+        m = cue.search(before)
+        if m is None:
+            continue
+        prop: list[str] = []
+        owner = False
+        for w in reversed(re.findall(r"[\wà-ÿ\-]+", before[:m.start()])[-(_PROPERTY_WORDS + 1):]):
+            if w.lower() in _OWNERS:
+                owner = True
+                break
+            prop.insert(0, w.lower())
+        phrase = " ".join(prop) if owner and prop else None
+        if phrase is None and not quoted:
+            continue
+        return match, phrase
+    if quoted:
+        m = _CONTAINED.match(question[b:])
+        if m is not None:
+            return StringMatch.CONTAINS, m.group("prop").lower()
+    return StringMatch.EXACT, None
+
+
+def _string_value(question: str, text: str, a: int, b: int, *, quoted: bool) -> ValueMention:
+    """A string value mention, with its pattern when it is one (a quoted pattern with
+    capitals is matched case-sensitively: it was copied as stored; else case is ignored)."""
+    match, prop = _string_pattern(question, a, b, quoted=quoted)
+    if match is StringMatch.EXACT:
+        return ValueMention(text, "string")
+    return ValueMention(text, "string", match=match, match_property=prop,
+                        case_sensitive=quoted and any(c.isupper() for c in text))
 
 
 def _number(text: str) -> str:
@@ -144,7 +201,8 @@ def extract_mentions(question: str, *, max_ngram: int = 3) -> Mentions:
         taken.append((a, b))
 
     for m in _QUOTED.finditer(question):
-        add(ValueMention(m.group(1) or m.group(2), "string"), m.start(), m.end())
+        add(_string_value(question, m.group(1) or m.group(2), m.start(), m.end(), quoted=True),
+            m.start(), m.end())
     for m in _DATE.finditer(question):
         if free(m.start(), m.end()):
             add(ValueMention(m.group(0), "date", _comparator_before(question, m.start())),
@@ -186,7 +244,7 @@ def extract_mentions(question: str, *, max_ngram: int = 3) -> Mentions:
             continue
         text = re.sub(r"['’]s$", "", text)
         text = re.sub(r"^(?:the|The)\s+", "", text)
-        add(ValueMention(text, "string"), a, b)
+        add(_string_value(question, text, a, b, quoted=False), a, b)
     for m in _YEAR.finditer(question):
         if free(m.start(), m.end()):
             add(ValueMention(m.group(1), "year", _comparator_before(question, m.start())),
@@ -280,6 +338,9 @@ class LLMMentionExtractor:
                                v.comparator if v.comparator in ("=", ">", "<", ">=", "<=")
                                else "=")
                   for v in out.value_mentions if v.text and v.text.lower() in question.lower()]
+        # a string pattern is grammar the offline reading finds ("starting with 'Cec'")
+        patterns = {v.text.lower(): v for v in offline.values if v.match is not StringMatch.EXACT}
+        values = [patterns.get(v.text.lower(), v) if v.kind == "string" else v for v in values]
         mentions = Mentions(
             classes=tuple(dict.fromkeys(m.lower() for m in out.class_mentions if m)),
             properties=tuple(dict.fromkeys(m.lower() for m in out.property_mentions if m)),

@@ -16,6 +16,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from typing import Any
 
 from navqa.backends.protocols import LLM, Embedder, Reranker, SparqlEndpoint
@@ -47,7 +48,7 @@ from navqa.model.events import (
 from navqa.model.iri import IRI
 from navqa.model.llm import Message, Response
 from navqa.offline.artifacts import IndexBundle
-from navqa.online.answer_type import offline_answer_type
+from navqa.online.answer_type import offline_answer_type, root_bonus
 from navqa.online.check import CheckResult, check_query
 from navqa.online.confidence import assess
 from navqa.online.context import SchemaContext
@@ -64,6 +65,7 @@ from navqa.online.expansion import (
 from navqa.online.judge import Judge, LLMJudge, OfflineJudge
 from navqa.online.linking import LEXICAL_WEIGHT, link
 from navqa.online.mentions import LLMMentionExtractor, extract_mentions
+from navqa.online.phrase_values import ground_phrases
 from navqa.online.state import AskState
 from navqa.online.strategies import STRATEGIES, Stages, StrategyRegistry, registry
 from navqa.online.synth_llm import LLMSynthesizer
@@ -323,6 +325,18 @@ class Pipeline:
             st.ungrounded = [u for u in st.ungrounded if not any(
                 g.stored.lower() in u.mention.text.lower() for g in extra)]
             probes += more
+            # names written in lower case ("expressed in the brain") are no mentions
+            lower = ground_phrases(
+                self.ctx, self.endpoint, st.question, classes=classes,
+                answer_noun=at.phrase if at is not None and at.cls else "", vocabulary=vocab,
+                grounded=st.groundings, timeout=self.config.runtime.query_timeout_s,
+                numbers=[v.text for v in st.mentions.values if v.kind != "string"])
+            gone = lower.superseded
+            st.groundings = [g for g in st.groundings if g.mention.text not in gone] + lower.found
+            st.ungrounded = [u for u in st.ungrounded if u.mention.text not in gone]
+            st.mentions = replace(st.mentions, values=tuple(
+                v for v in st.mentions.values if v.text not in gone))
+            probes += lower.probes
         at = st.answer_type
         if st.linking is not None and at is not None and at.attribute and at.cls is None:
             # "What is the population of Dunmere?": the answer hangs off the named thing.
@@ -424,8 +438,9 @@ class Pipeline:
         sup = self.ctx.ontology.superclasses
         for r, s in zip(roots, scores, strict=True):
             total = float(s)
-            if at is not None and at.cls is not None and (r == at.cls or at.cls in sup(r)):
-                total += 0.8 if r == at.cls else 0.4
+            answer = root_bonus(at, r, sup(r))
+            if answer:
+                total += answer
             elif at is not None and at.attribute and at.cls is None and any(
                     r in g.classes for g in st.groundings):
                 total += 0.4
@@ -436,6 +451,8 @@ class Pipeline:
                 reach = [a for a in anchors if a in _lineage_closure(self.ctx, sub.nodes)]
                 total = (0.4 * total + st.linking.class_scores.get(r, 0.0)
                          + (0.15 * len(reach) / len(anchors) if anchors else 0.0))
+                if at is not None and at.named:  # the wh-phrase names the answer class
+                    total += 0.6 * answer
             final.append(ScoredTerm(r, round(total, 4), self.ctx.label(r)))
         final.sort(key=lambda x: -x.score)
         st.chosen = final[0].iri

@@ -8,6 +8,9 @@
 * **ordering** — with a bound (a superlative: one answer; "the top 5", "the 3 longest":
   five, three) or without one ("sorted by date", "from most to fewest", "latest first");
 * **per-group counting** — "how many X does each Y have", "the number of X per Y";
+* **counting shapes** — a ranking by a count ("which X has the most Y"), a bound on a
+  count ("which X have more than 60 different Y") and a count per year ("how many X …
+  in each year"): :class:`CountRank`, :class:`CountBound`, ``per_year``;
 * **negation**, **disjunction** of values ("A or B"), **yes/no**.
 
 Which schema elements carry these is decided later, by the synthesizer; this module
@@ -61,7 +64,8 @@ _PER_GROUP = re.compile(rf"{pattern(Phenomenon.PER_GROUP)}\s+(?P<group>[a-zà-ÿ
 # "… along with their operator", "… and their depth"
 _COMITATIVE = re.compile(rf"{pattern(Phenomenon.COMITATIVE)}\s+(?:the\s+|their\s+|its\s+)?"
                          r"(?P<phrase>[a-zà-ÿ][a-zà-ÿ\-]*(?:\s+[a-zà-ÿ][a-zà-ÿ\-]*){0,2}?)"
-                         r"(?=\s*[,?.!;]|$|\s+(?:and|of|in|on|for|from|with|sorted|ordered)\b)",
+                         r"(?=\s*[,?.!;]|$|\s+(?:and|of|in|on|for|from|with|sorted|ordered|"
+                         r"when|where|if|whenever|wherever|whose|that|which|they|it)\b)",
                          re.I)
 # "(list) the names and depths of …", "what are the name and status of …"
 _PAIR = re.compile(r"^\W*(?:list|give|show|name|tell\s+me|what\s+(?:are|were|is|was))\s+"
@@ -75,7 +79,8 @@ _AT_MOST_N = re.compile(r"\b(?:list|give|show|name|return)\s+(?:me\s+)?"
 # "Which X …, and how large is each share?", "…, and from when?", "…, and with which Y?":
 # a coordinated wh-clause asks for a further column
 _AND_WH = re.compile(r",\s*and\s+(?P<prep>(?:from|since|until|with|in|to|at|by)\s+)?"
-                     r"(?P<wh>how\s+(?:large|much|big|long|deep|high|old|many)|when|where|what|"
+                     r"(?P<wh>how\s+(?:large|much|big|long|deep|high|old|many)|"
+                     rf"how(?=\s+(?:{_AUX})\b)|when|where|what|"
                      r"which|who|whom)\b(?P<rest>[^?.!]*)", re.I)
 # what the wh-word of such a clause asks for, when its own words name nothing
 _WH_HINT = {"when": "date", "where": "location place", "since": "date", "from": "date start",
@@ -85,6 +90,36 @@ RANKED_QUANTITY = "(the ranked or compared quantity)"
 or filtered by."""
 _NAME_WORDS = words(Phenomenon.NAME_PROPERTY) | {w + "s" for w in
                                                  words(Phenomenon.NAME_PROPERTY)}
+# "… if any", "… when there is one", "… where (a height is) recorded": the column before it
+# may have no value, so it must not narrow the answers
+_MAYBE = re.compile(rf"{pattern(Phenomenon.OPTIONAL_VALUE)}|\b(?:when|where|if|whenever|"
+                    r"wherever)\s+(?:(?:a|an|the|one|its|their|it|they|any|such)\s+)?"
+                    r"(?:[a-zà-ÿ][\w\-]*\s+){0,2}?(?:(?:is|are|was|were|has\s+been|have\s+been)"
+                    rf"\s+)?(?:{pattern(Phenomenon.OPTIONAL_QUALIFIER)})", re.I)
+
+# -- counting shapes: "the most X", "more than 60 different X", "in each year" -------------
+# a noun phrase of up to four content words (ends before a function word or punctuation)
+_NP_WORD = rf"(?!(?:{'|'.join(sorted(_STOP | _AUX_WORDS, key=len, reverse=True))})\b)" \
+    r"[a-zà-ÿ][\w\-]*"
+_NP = rf"(?P<np>{_NP_WORD}(?:\s+{_NP_WORD}){{0,3}})"
+_DISTINCT = rf"(?:(?:{pattern(Phenomenon.DISTINCT_WORD)})\s+)?"
+# "the most X", "the fewest X", "the largest number of X", "the highest count of X" (not
+# the comparatives "at least X", "no fewer than X")
+_COUNT_RANK = re.compile(
+    rf"\b(?:(?<!at\s)(?<!no\s)(?P<q>{pattern(Phenomenon.COUNT_SUPERLATIVE)})\s+{_DISTINCT}"
+    rf"|(?P<s>{_SUP_RE})\s+(?:{pattern(Phenomenon.COUNT_NOUN)})\s+of\s+(?:the\s+)?{_DISTINCT})"
+    rf"{_NP}", re.I)
+# "which five X …", "the three X …": the bound of a ranking by a count
+_RANK_BOUND = re.compile(rf"\b(?:which|what|the|top)\s+(?P<n>{_NUM_RE})\b", re.I)
+_COMPARATOR_CUES = ((Phenomenon.COMPARATIVE_GE, ">="), (Phenomenon.COMPARATIVE_LE, "<="),
+                    (Phenomenon.COMPARATIVE_GT, ">"), (Phenomenon.COMPARATIVE_LT, "<"))
+# "more than 60 different X", "at least ten X", "fewer than 3 X"
+_COUNT_BOUND = re.compile(
+    "(?P<cmp>" + "|".join(pattern(p) for p, _ in _COMPARATOR_CUES) + ")"
+    rf"\s+(?P<n>{_NUM_RE})\s+(?P<distinct>{_DISTINCT}){_NP}", re.I)
+_COUNT_COLUMN = re.compile(pattern(Phenomenon.COUNT_COLUMN), re.I)
+_PER_YEAR = re.compile(pattern(Phenomenon.PER_YEAR), re.I)
+_ADJECTIVE_END = ("ive", "ous", "ful", "able", "ible")
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +144,48 @@ class Ordering:
 
 
 @dataclass(frozen=True, slots=True)
+class CountRank:
+    """A ranking of the answers by how many things of a class each has ("Which X has
+    drilled the most Y?", "the five X with the largest number of Y").
+
+    Attributes:
+        phrase: The words naming the counted things ("exploration wellbores"); whether
+            they name a class (count it) or a quantity ("the most oil": order by it) the
+            synthesizer decides against the schema.
+        direction: DESC for "most"/"largest number", ASC for "fewest"/"least".
+        limit: How many answers (1 unless a bound says "which five", "the top three").
+        show_count: Whether the count is asked for too ("…, and in how many?").
+    """
+
+    phrase: str
+    direction: Direction
+    limit: int = 1
+    show_count: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class CountBound:
+    """A bound on how many things of a class each answer has ("Which X have more than 60
+    different Y?", "at least ten Y"): a HAVING on a count per answer.
+
+    Attributes:
+        phrase: The words naming the counted things ("anatomical entities").
+        comparator: ``>``, ``>=``, ``<`` or ``<=``.
+        value: The bound.
+        number_text: The bound as written ("ten"), so that it is no value to filter by.
+        distinct: Whether "different"/"distinct" says these are things, not a quantity.
+        show_count: Whether the count is asked for too ("…, and how many?").
+    """
+
+    phrase: str
+    comparator: str
+    value: int
+    number_text: str
+    distinct: bool = False
+    show_count: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class QuestionShape:
     """The structure of a question (see the module docstring)."""
 
@@ -118,6 +195,14 @@ class QuestionShape:
     ordering: Ordering | None = None
     projections: tuple[str, ...] = field(default_factory=tuple)
     disjunction: bool = False
+    optional_columns: frozenset[str] = frozenset()
+    """The projections whose value may be missing ("… if any"): OPTIONAL, the others not."""
+    count_rank: CountRank | None = None
+    """"the most Y": answers ranked by a count (see :class:`CountRank`)."""
+    count_bound: CountBound | None = None
+    """"more than 60 different Y": answers filtered by a count (see :class:`CountBound`)."""
+    per_year: bool = False
+    """"how many X … in each year": one count per calendar year of a date of X."""
 
 
 def _number(text: str) -> int:
@@ -194,21 +279,139 @@ def projections(question: str) -> tuple[str, ...]:
     out: list[str] = []
     m = _PAIR.match(question)
     if m:
-        out += [p for p in (m.group("a"), m.group("b")) if p.split()[-1].lower()
-                not in _NAME_WORDS]
-        if len(out) == 2:  # "the depth and age of": both are values, no name column asked
-            out = [m.group("a"), m.group("b")]
+        out += pair_columns(m.group("a"), m.group("b"))
     for c in _COMITATIVE.finditer(question):
         out.append(c.group("phrase"))
     w = _AND_WH.search(question)
     if w and not w.group("wh").lower().endswith("many"):
-        content = [t for t in re.findall(r"[a-zà-ÿ][\w\-]*", w.group("rest").lower())
+        rest = _MAYBE.split(w.group("rest").lower())[0]  # "… where recorded" names no column
+        content = [t for t in re.findall(r"[a-zà-ÿ][\w\-]*", rest)
                    if t not in _STOP and t not in _AUX_WORDS and t not in _PER]
         prep = (w.group("prep") or "").strip().lower()
-        hint = _WH_HINT.get(prep) or _WH_HINT.get(w.group("wh").split()[0].lower(), "")
+        wh = w.group("wh").lower()
+        # manner ("and how are they described?") asks for what its verb names, no amount
+        hint = _WH_HINT.get(prep) or ("" if wh == "how" else _WH_HINT.get(wh.split()[0], ""))
         out.append(" ".join([*content[:3], hint]).strip() if content else
                    RANKED_QUANTITY if hint == _WH_HINT["how"] else hint)
     return tuple(dict.fromkeys(p.strip().lower() for p in out if p.strip()))
+
+
+def names_the_entity(phrase: str) -> bool:
+    """Whether a column phrase is a bare name word ("names", "their title"): the answer
+    entity's own name, not a further column ("common names", "short name" are columns).
+
+    Example:
+        >>> names_the_entity("the names"), names_the_entity("common names")
+        (True, False)
+    """
+    content = [t for t in re.findall(r"[a-zà-ÿ][\w\-]*", phrase.lower())
+               if t not in _STOP or t in _NAME_WORDS]
+    return bool(content) and all(t in _NAME_WORDS for t in content)
+
+
+def pair_columns(a: str, b: str) -> list[str]:
+    """The columns of a coordinated pair "the A and B of …".
+
+    Coordinated modifiers share the head noun of the second conjunct ("the scientific and
+    common names", "the oil and gas rates": two columns of that head); a bare name word is
+    the entity's own name (left out).
+
+    Example:
+        >>> pair_columns("scientific", "common names")
+        ['scientific names', 'common names']
+        >>> pair_columns("names", "depths")
+        ['depths']
+    """
+    a, b = a.strip(), b.strip()
+    bw = b.split()
+    if len(a.split()) == 1 and len(bw) >= 2 and not names_the_entity(a):
+        return [f"{a} {bw[-1]}", b]
+    return [p for p in (a, b) if not names_the_entity(p)]
+
+
+def optional_columns(question: str, phrases: tuple[str, ...]) -> frozenset[str]:
+    """The column phrases whose value may be missing: each optional-value cue ("if any",
+    "when there is one", "where a height is recorded") marks the column named last before
+    it.
+
+    Example:
+        >>> optional_columns("List the books with their sequel, if any", ("sequel",))
+        frozenset({'sequel'})
+        >>> optional_columns("List the books with their sequel", ("sequel",))
+        frozenset()
+    """
+    low = question.lower()
+    out: set[str] = set()
+    for cue in _MAYBE.finditer(low):
+        at = {p: max((low.rfind(w, 0, cue.start()) for w in p.split()[:1]), default=-1)
+              for p in phrases}
+        before = [(pos, p) for p, pos in at.items() if pos >= 0]
+        if before:
+            out.add(max(before)[1])
+    return frozenset(out)
+
+
+def _countable(np: str) -> bool:
+    """Whether a noun phrase reads as countable things: a plural head, no adjective
+    before it ("the most populous cities" ranks by a quantity, not by a count)."""
+    ws = np.lower().split()
+    head = ws[-1]
+    plural = len(head) > 3 and head.endswith("s") and not head.endswith(("ss", "us", "is"))
+    return plural and not any(w.endswith(_ADJECTIVE_END) for w in ws[:1])
+
+
+def count_rank(question: str, ordering: Ordering | None = None) -> CountRank | None:
+    """A ranking by a count ("Which X has the most Y?"), if the question asks for one.
+
+    ``ordering`` is the ordering read otherwise: its bound ("give the top three") bounds
+    the ranking.
+
+    Example:
+        >>> r = count_rank("Which five authors wrote the largest number of books?")
+        >>> (r.phrase, r.direction.value, r.limit, r.show_count)
+        ('books', 'DESC', 5, False)
+        >>> count_rank("Which river is the most polluted?") is None
+        True
+    """
+    if re.match(r"^\W*how\s+many\b", question, re.I):
+        return None
+    m = _COUNT_RANK.search(question)
+    if m is None or not _countable(m.group("np")):
+        return None
+    d = superlative_direction(m.group("q") or m.group("s"))
+    limit = 1
+    if ordering is not None and ordering.bound_text and ordering.limit:
+        limit = ordering.limit
+    else:
+        b = next((b for b in _RANK_BOUND.finditer(question[:m.start()])), None)
+        limit = _number(b.group("n")) if b else 1
+    return CountRank(m.group("np").lower(), Direction.ASC if d == "min" else Direction.DESC,
+                     limit, _COUNT_COLUMN.search(question) is not None)
+
+
+def count_bound(question: str) -> CountBound | None:
+    """A bound on a count per answer ("Which X have more than 60 different Y?").
+
+    Example:
+        >>> b = count_bound("Which authors wrote at least ten different books, and how many?")
+        >>> (b.phrase, b.comparator, b.value, b.number_text, b.distinct, b.show_count)
+        ('books', '>=', 10, 'ten', True, True)
+    """
+    if re.match(r"^\W*how\s+many\b", question, re.I):
+        return None
+    m = _COUNT_BOUND.search(question)
+    if m is None or not _countable(m.group("np")):
+        return None
+    cmp_text = m.group("cmp")
+    op = next(o for p, o in _COMPARATOR_CUES if re.fullmatch(pattern(p), cmp_text, re.I))
+    return CountBound(m.group("np").lower(), op, _number(m.group("n")), m.group("n"),
+                      bool(m.group("distinct").strip()),
+                      _COUNT_COLUMN.search(question[m.end():]) is not None)
+
+
+def per_year(question: str) -> bool:
+    """Whether a count is asked per calendar year ("… in each year", "… per year")."""
+    return _PER_YEAR.search(question) is not None
 
 
 def parse_shape(question: str, cues: QuestionCues) -> QuestionShape:
@@ -228,6 +431,11 @@ def parse_shape(question: str, cues: QuestionCues) -> QuestionShape:
     group = per_group(question) if cues.how_many else None
     disjunction = bool(re.search(rf"\S\s+{pattern(Phenomenon.DISJUNCTION)}\s+\S", question,
                                  re.I))
+    yearly = cues.how_many and per_year(question)
+    if yearly:
+        group = None  # "in each year" groups by a date, not by a class
     return QuestionShape(yes_no=cues.yes_no, count=cues.how_many, per_group=group,
                          ordering=ordering, projections=projections(question),
-                         disjunction=disjunction)
+                         optional_columns=optional_columns(question, projections(question)),
+                         disjunction=disjunction, count_rank=count_rank(question, ordering),
+                         count_bound=count_bound(question), per_year=yearly)

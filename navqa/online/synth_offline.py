@@ -8,7 +8,9 @@ the context allows (the active ontology), so it cannot produce an unmapped term:
    target by the cheapest path — subgraph edges first, then the rest of Ga — where an
    edge's cost falls with its relevance to the question;
 3. numbers, years, dates and clock times become **FILTERs** on the best-matching data
-   property of a node (years against date properties become date ranges);
+   property of a node (years against date properties become date ranges); string
+   patterns ("a name starting with 'Cec'") become ``STRSTARTS``/``STRENDS``/``CONTAINS``
+   FILTERs on the target (:mod:`navqa.online.synth_strings`);
 4. boolean data properties the question names become constants (``false`` after
    "not"/"no"/"without");
 5. the **answer form** follows the question's structure
@@ -61,7 +63,29 @@ from navqa.online.question_shape import (
     QuestionShape,
     parse_shape,
 )
+from navqa.online.synth_columns import (
+    attribute_phrase,
+    column_score,
+    columns_after_attribute,
+    literal_kinds,
+)
+from navqa.online.synth_counting import bound_by_count, count_per_year, rank_by_count
+from navqa.online.synth_negation import (
+    before_negation,
+    is_negated,
+    negate_relation,
+    negate_since,
+)
 from navqa.online.synth_plan import OrderKey, Plan, literal, render, year_range
+from navqa.online.synth_spatial import (
+    geometry_property,
+    measured_from,
+    parse_spatial,
+    place_spatial,
+    project_distance,
+)
+from navqa.online.synth_strings import add_string_filters
+from navqa.online.synth_validity import only_current
 from navqa.online.values import GroundedValue, UnmatchedValue
 
 __all__ = ["OfflineSynthesizer", "Plan", "literal", "render", "used_terms"]
@@ -69,7 +93,7 @@ __all__ = ["OfflineSynthesizer", "Plan", "literal", "render", "used_terms"]
 STOP = words(Phenomenon.STOPWORD)
 NEGATIONS = words(Phenomenon.NEGATION)
 _ATTR_Q = re.compile(
-    r"^\W*(?:what|which)\s+(?:is|are|was|were)\s+the\s+(?P<phrase>[\w\s\-]+?)\s+"
+    r"^\W*(?:what|which|where)\s+(?:is|are|was|were)\s+the\s+(?P<phrase>[\w\s\-]+?)\s+"
     r"(?:of|for|on|in)\b", re.I)
 _IN_WHAT_YEAR = re.compile(r"\b(?:in\s+)?(?:what|which)\s+year\b", re.I)
 _HOW_MUCH = re.compile(r"^\W*how\s+(?:much|large|long|deep|big|high|old)\s+(?P<phrase>.+?)\W*$",
@@ -167,12 +191,30 @@ class OfflineSynthesizer:
         plan.explain.append(f"target {ctx.compact(root)} as {t}")
         node_vars: dict[IRI, str] = {root: t}
 
+        # a feature the answers are near ("within 3 km of X") is no anchor to join
+        spatial = parse_spatial(question)
+        far: list[GroundedValue] = []
+        if spatial is not None and geometry_property(ctx, root) is not None:
+            far = measured_from(question, spatial, groundings)
+            groundings = [g for g in groundings if g not in far]
+        else:
+            spatial = None
+
         # 2. anchors: one grounding per mention, the best-connected one
         by_mention: dict[str, list[GroundedValue]] = {}
         for g in groundings:
             by_mention.setdefault(g.mention.text, []).append(g)
+        negated_value = False
         for text, options in by_mention.items():
-            choice = self._attach_anchor(plan, options, root, t, sub, linking, node_vars)
+            # "… but not in the brain": the value's join, on variables of its own, in MINUS
+            negated = is_negated(question, text)
+            start = len(plan.triples)
+            choice = self._attach_anchor(plan, options, root, t, sub, linking,
+                                         {root: t} if negated else node_vars)
+            if choice is not None and negated:
+                negate_since(plan, start)
+                negated_value = True
+                plan.explain.append(f"value {text!r} negated: in MINUS")
             if choice is not None:
                 plan.explain.append(f"value {text!r} → {ctx.compact(choice.prop)} "
                                     f"{choice.stored!r}")
@@ -181,23 +223,37 @@ class OfflineSynthesizer:
         for u in ungrounded:
             if u.kept:
                 self._keep_ungrounded(plan, u, root, t, sub, linking, node_vars)
+        # string patterns ("a name starting with 'Cec'"): FILTERs on the target
+        add_string_filters(ctx, plan, mentions, root, t, disjunction=shape.disjunction)
         if shape.disjunction:
             disjoin(plan)
+        distance = place_spatial(ctx, plan, spatial, t, root, far) if spatial else None
 
         # 4. booleans on the target, and values it must not have
         self._booleans(plan, question, mentions, linking, t, root)
-        self._missing_values(plan, question, t, root)
+        # (a negated value already says what the answers are not related to)
+        if negated_value or not negate_relation(ctx, plan, question, t, root, self._phrase_vec):
+            self._missing_values(plan, question, t, root)
 
         # 3. numeric / date / time filters (the bound of "the top 5" is no value)
         o = shape.ordering
         bound = {o.bound_text, str(o.limit)} if o is not None and o.bound_text else set()
+        bound |= {spatial.number_text} if spatial is not None and spatial.number_text else set()
+        # "more than 60 different Y": a bound on a count per answer (HAVING), no value
+        if shape.count_bound is not None and not shape.yes_no and bound_by_count(
+                ctx, plan, shape.count_bound, root, t,
+                lambda start, goals: self._path(start, goals, sub, linking)) is not None:
+            bound |= {shape.count_bound.number_text, str(shape.count_bound.value)}
         for v in mentions.values:
             if v.kind != "string" and v.text not in bound:
                 self._value_filter(plan, question, v)
 
         # 5. answer form
-        return render(ctx.prefixes, self._answer_form(plan, question, shape, linking, sub,
-                                                      root, t)), plan
+        plan = self._answer_form(plan, question, shape, linking, sub, root, t)
+        only_current(ctx, plan, question)  # "currently": intervals without an end date
+        if spatial is not None and distance is not None:
+            project_distance(plan, spatial, distance)
+        return render(ctx.prefixes, plan), plan
 
     def _answer_form(self, plan: Plan, question: str, shape: QuestionShape, linking: Linking,
                      sub: Subgraph, root: IRI, t: str) -> Plan:
@@ -205,6 +261,15 @@ class OfflineSynthesizer:
         ctx = self.ctx
         if shape.yes_no:
             plan.ask = True
+            return plan
+        if plan.having:  # grouped by a bound on a count (synth_counting.bound_by_count)
+            return plan
+        # "Which X has the most Y?": ranked by a count of Y, when Y names a class
+        if shape.count_rank is not None and rank_by_count(
+                ctx, plan, shape.count_rank, root, t,
+                lambda start, goals: self._path(start, goals, sub, linking)) is not None:
+            return plan
+        if shape.count and shape.per_year and count_per_year(ctx, plan, question, t) is not None:
             return plan
         if shape.count:
             count = f"(COUNT(DISTINCT {t}) AS ?count)"
@@ -225,7 +290,10 @@ class OfflineSynthesizer:
             self._order(plan, question, shape.ordering, t)
         attr = self._asked_attribute(plan, question, linking)
         if attr is not None:
-            self._more_columns(plan, shape.projections[1:], t, root, sub, linking)
+            asked = _ATTR_Q.match(question)
+            self._more_columns(plan, columns_after_attribute(
+                question, asked.group("phrase") if asked else None, shape.projections), t, root,
+                sub, linking, optional=shape.optional_columns)
             return plan
         name_prop = ctx.name_property(root)
         head = plan.data_var(ctx, t, name_prop) if name_prop is not None else t
@@ -233,12 +301,15 @@ class OfflineSynthesizer:
         # project the answer — the name, not the values it was filtered or ranked by —
         # and the further columns the question asks for ("… and their depth").
         plan.select = [head]
-        self._more_columns(plan, shape.projections, t, root, sub, linking)
+        self._more_columns(plan, shape.projections, t, root, sub, linking,
+                           optional=shape.optional_columns)
         return plan
 
     def _more_columns(self, plan: Plan, phrases: Sequence[str], t: str, root: IRI | None = None,
-                      sub: Subgraph | None = None, linking: Linking | None = None) -> None:
-        """Add a data property per phrase to the projection (of a plan node or one hop away)."""
+                      sub: Subgraph | None = None, linking: Linking | None = None, *,
+                      optional: frozenset[str] = frozenset()) -> None:
+        """Add a data property per phrase to the projection (of a plan node or one hop away);
+        OPTIONAL only for a column whose value may be missing (``optional``: "… if any")."""
         ctx = self.ctx
         name_props = set(ctx.name_like_properties)
         kinds = frozenset(NUMERIC | DATES | TIMES | {XSD + "string", BOOLEAN})
@@ -256,7 +327,8 @@ class OfflineSynthesizer:
             # on a node of the query only: a join added for a column would narrow the answer
             found = self._find_property(
                 plan, vec, kinds, minimum=0.35, prefer=t, hop=False,
-                score_fn=lambda _v, p, vec=vec: -1.0 if p in name_props else self._sim(p, vec))
+                score_fn=lambda _v, p, vec=vec, phrase=phrase: column_score(
+                    ctx, phrase, p, self._sim(p, vec), name_props))
             before = len(plan.triples)
             if found is None:
                 # an entity column ("…, and with which rigs?"): the name of a joined class
@@ -264,15 +336,18 @@ class OfflineSynthesizer:
                     if root is not None and sub is not None and linking is not None else None
                 if joined is not None and joined not in plan.select:
                     plan.select.append(joined)
-                    _optional_since(plan, before)
+                    if phrase in optional:
+                        _optional_since(plan, before)
                 else:
                     plan.explain.append(f"no property for the asked column {phrase!r}")
                 continue
             x = plan.data_var(ctx, *found)
             if x not in plan.select:
                 plan.select.append(x)
-                _optional_since(plan, before)
-                plan.explain.append(f"column {phrase!r} → {ctx.compact(found[1])}")
+                if phrase in optional:
+                    _optional_since(plan, before)
+                plan.explain.append(f"column {phrase!r} → {ctx.compact(found[1])}"
+                                    + (" (optional)" if phrase in optional else ""))
 
     def _group(self, plan: Plan, phrase: str | None, root: IRI, t: str, sub: Subgraph,
                linking: Linking, *, minimum: float = 0.35) -> str | None:
@@ -527,8 +602,10 @@ class OfflineSynthesizer:
         if pos < 0:
             digits = re.search(r"\d", question)
             pos = digits.start() if digits else 0
-        window = question[max(0, pos - 40): pos] + " " + question[pos + len(v.text): pos +
-                                                                   len(v.text) + 40]
+        # the words around the value; those in the scope of a negation that follows
+        # ("… made in 2010 that have not been included in …") say what the answers are not
+        window = question[max(0, pos - 40): pos] + " " + before_negation(
+            question[pos + len(v.text): pos + len(v.text) + 40])
         vec = self._phrase_vec(window)
         if vec is None:
             vec = self._phrase_vec(question)
@@ -624,6 +701,11 @@ class OfflineSynthesizer:
         if not (cues_when or m or year or how_much):
             return None
         phrase = m.group("phrase") if m else how_much.group("phrase") if how_much else question
+        if m:  # "the depth and age of X": its first column; "the name and status": no attribute
+            first = attribute_phrase(question, phrase)
+            if first is None:
+                return None
+            phrase = first
         # the first aggregate word governs: "the average total depth" is an average
         agg = next((a for a in map(aggregate_of, phrase.lower().split()) if a is not None),
                    None) if (m or how_much) else None
@@ -631,17 +713,19 @@ class OfflineSynthesizer:
             kinds = frozenset(DATES | TIMES | NUMERIC)
         elif year:
             kinds = frozenset(DATES | NUMERIC)
-        else:
-            kinds = frozenset(NUMERIC | DATES | TIMES | {XSD + "string", BOOLEAN})
+        else:  # "what is the X of …": a literal of any datatype (a geometry, a page)
+            kinds = frozenset(NUMERIC | DATES | TIMES | {XSD + "string", BOOLEAN}) | (
+                literal_kinds(ctx) if m else frozenset())
         vec = self._phrase_vec(phrase if (m or how_much) else question)
         if vec is None:
             return None
         name_props = set(ctx.name_like_properties)
 
         def score(var: str, prop: IRI) -> float:
-            if prop in name_props:
-                return -1.0
-            s = self._sim(prop, vec)
+            s = column_score(ctx, phrase if (m or how_much) else "", prop, self._sim(prop, vec),
+                             name_props)
+            if s == -1.0:
+                return s
             dt = ctx.datatype(prop)
             if cues_when and dt in DATES | TIMES:
                 s += 0.15

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from navqa.backends.protocols import SparqlEndpoint
-from navqa.model.events import UngroundedValue, ValueGrounding, ValueMention
+from navqa.model.events import StringMatch, UngroundedValue, ValueGrounding, ValueMention
 from navqa.model.iri import IRI
 from navqa.model.terms import IRITerm, LiteralTerm, escape_string
 from navqa.online.context import SchemaContext
@@ -102,6 +102,40 @@ def _probe(ctx: SchemaContext, endpoint: SparqlEndpoint, props: list[IRI], text:
     return out
 
 
+def probe_exact(endpoint: SparqlEndpoint, props: list[IRI], texts: list[str], *,
+                timeout: float, qualified: bool = False,
+                limit: int = LIMIT) -> list[tuple[str, IRI, str]]:
+    """One bounded probe: ``(subject, property, stored)`` rows whose value of one of
+    ``props`` equals one of ``texts``, ignoring case (the same probe as a mention's, for
+    several candidate spellings at once). With ``qualified``, a stored value that is one
+    of the texts of several words followed by a parenthesised qualifier matches too
+    ("embryonic stage 16" → "embryonic stage 16 (Drosophila)")."""
+    if not props or not texts:
+        return []
+    lows = list(dict.fromkeys(t.lower() for t in texts))
+    values = " ".join(f"<{p}>" for p in props)
+    # equalities, not ``IN``: Ontop pushes these into SQL, an ``IN`` list is far slower
+    conds = [f'LCASE(STR(?v)) = "{escape_string(t)}"' for t in lows]
+    if qualified:
+        conds += [f'STRSTARTS(LCASE(STR(?v)), "{escape_string(t)} (")' for t in lows if " " in t]
+    q = (f"SELECT ?s ?p ?v WHERE {{ VALUES ?p {{ {values} }} ?s ?p ?v . "
+         f"FILTER({' || '.join(conds)}) }} LIMIT {limit}")
+    res = endpoint.select(q, timeout=timeout)
+    return [(s.value, p.value, v.value) for s, p, v in res.rows
+            if isinstance(s, IRITerm) and isinstance(p, IRITerm)
+            and isinstance(v, LiteralTerm) and qualifier_of(v.value, lows) is not None]
+
+
+def qualifier_of(stored: str, texts: list[str]) -> str | None:
+    """The text of ``texts`` (lower case) that ``stored`` spells, alone or followed by a
+    parenthesised qualifier; ``None`` when it spells none of them."""
+    low = stored.lower().strip()
+    for t in texts:
+        if low == t or (" " in t and low.startswith(f"{t} (") and low.endswith(")")):
+            return t
+    return None
+
+
 def _nearest(ctx: SchemaContext, endpoint: SparqlEndpoint, props: list[IRI],
              m: ValueMention, timeout: float) -> list[GroundedValue]:
     """Stored values sharing a word with ``m`` (one bounded probe), most similar first."""
@@ -154,6 +188,8 @@ def ground_mentions(ctx: SchemaContext, endpoint: SparqlEndpoint, mentions: list
     for m in mentions:
         if m.kind != "string" or len(m.text) < 2:
             continue
+        if m.match is not StringMatch.EXACT:
+            continue  # a pattern ("starting with 'Cec'"): a FILTER, not one stored value
         found: list[GroundedValue] = []
         for exact in (True, False):
             probes += 1

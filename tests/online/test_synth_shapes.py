@@ -329,7 +329,9 @@ def test_synth_projects_the_column_a_coordinated_clause_asks_for(shapes_ctx) -> 
                        groundings=(("Central", "name", "Branch"),))
     [(_, _, date)] = _triples_with(sparql, "publicationDate")
     assert len(_projected(sparql)) == 2 and _projected(sparql)[1] == str(date)
-    assert "LeftJoin" in _names(sparql), sparql  # a further column never narrows the answer
+    # a plain column is required; only one whose value may be missing ("… if any") is
+    # OPTIONAL (tests/online/test_projection_lists.py)
+    assert "LeftJoin" not in _names(sparql), sparql
 
 
 def test_synth_projects_an_entity_column_through_a_join(shapes_ctx) -> None:
@@ -448,3 +450,44 @@ def test_synth_keeps_a_number_it_cannot_place_well(shapes_ctx) -> None:
     """No property matches "copies" well: the constraint goes on the best one, not away."""
     sparql, plan = _synth(shapes_ctx, "Which books have more than 300 copies?")
     assert "Filter" in _names(sparql), (sparql, plan.explain)
+
+
+# -- negation: MINUS ------------------------------------------------------------------------
+
+
+def _minus_blocks(text: str) -> list[Any]:
+    return [n for n in _nodes(_algebra(text)) if n.name == "Minus"]
+
+
+def test_synth_puts_a_negated_value_in_minus_on_variables_of_its_own(shapes_ctx) -> None:
+    sparql, _ = _synth(shapes_ctx, "Which books are held at Central but not written by Ann?",
+                       groundings=(("Central", "name", "Branch"), ("Ann", "name", "Author")))
+    [minus] = _minus_blocks(sparql)
+    negated = {t for n in _nodes(minus["p2"]) if n.name == "BGP" for t in n["triples"]}
+    assert Literal("Ann") in {t[2] for t in negated}, sparql
+    assert Literal("Central") not in {t[2] for t in negated}, sparql
+    # the positive side keeps the branch; the author join exists only inside MINUS
+    positive = {t for n in _nodes(minus["p1"]) if n.name == "BGP" for t in n["triples"]}
+    assert Literal("Central") in {t[2] for t in positive}
+    assert not [t for t in positive if t[1] == URIRef(EX + "writtenBy")], sparql
+
+
+def test_synth_reads_not_any_class_as_minus_of_the_relation(shapes_ctx) -> None:
+    sparql, _ = _synth(shapes_ctx, "Which books have never been held at any library branch?")
+    [minus] = _minus_blocks(sparql)
+    negated = {t for n in _nodes(minus["p2"]) if n.name == "BGP" for t in n["triples"]}
+    assert [t for t in negated if t[1] == URIRef(EX + "heldAt")], sparql
+    assert not [t for t in _triples(sparql) - negated if t[1] == URIRef(EX + "heldAt")]
+
+
+@pytest.mark.parametrize(("question", "text", "negated"), [
+    ("Which books are held at Central but not at Harbour?", "Harbour", True),
+    ("Which books are held at Central but not at Harbour?", "Central", False),
+    ("Which books not written by Ann are held at Central?", "Ann", True),
+    ("Which books not written by Ann are held at Central?", "Central", False),
+    ("Which books are not long, and written by Ann?", "Ann", False),  # a clause boundary
+])
+def test_the_scope_of_a_negation(question: str, text: str, negated: bool) -> None:
+    from navqa.online.synth_negation import is_negated
+
+    assert is_negated(question, text) is negated

@@ -1,0 +1,242 @@
+"""Projection lists: a question asking several things gets all of them as columns, and an
+attribute asked of a named entity is projected instead of the entity's name.
+
+Three layers, each pinned on its own:
+
+* :func:`navqa.online.question_shape.projections` reads the asked columns from the
+  question's grammar (coordinated modifiers sharing a head noun, a coordinated manner
+  clause, a comitative before a subordinate clause) and :func:`optional_columns` the ones
+  whose value may be missing ("if any", "when there is one", "where … is recorded");
+* the offline synthesizer renders them on the demo VKG's schema context: one SELECT
+  variable per column, OPTIONAL only for a column whose value may be missing;
+* end to end on the served demo VKG, a two-column answer equals what SQL says.
+
+Structure is asserted on the parsed query, never on its text. The questions are general
+sentences about the demo railway, not dataset questions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from rdflib.plugins.sparql.algebra import translateQuery
+from rdflib.plugins.sparql.parser import parseQuery
+from rdflib.term import URIRef
+
+from navqa.model.events import ValueMention
+from navqa.online.expansion import Subgraph
+from navqa.online.linking import link
+from navqa.online.mentions import extract_mentions
+from navqa.online.question_shape import (
+    RANKED_QUANTITY,
+    optional_columns,
+    pair_columns,
+    projections,
+)
+from navqa.online.synth_columns import attribute_phrase, word_overlap
+from navqa.online.synth_offline import OfflineSynthesizer
+from navqa.online.values import GroundedValue
+
+RAIL = "http://example.org/navqa/rail#"
+
+
+# -- the grammar ----------------------------------------------------------------------------
+
+
+def test_coordinated_modifiers_share_the_head_noun() -> None:
+    assert projections("What are the official and local names of the cities?") == (
+        "official names", "local names")
+    assert projections("What were the maximum and average speeds of the trains?") == (
+        "maximum speeds", "average speeds")
+    assert pair_columns("first", "last names") == ["first names", "last names"]
+
+
+def test_a_bare_name_word_is_the_entitys_own_column() -> None:
+    assert projections("List the names and lengths of the lines") == ("lengths",)
+    assert projections("What are the name and status of each line?") == ("status",)
+    # two values, no name: both are columns
+    assert projections("What are the depth and age of the lakes?") == ("depth", "age")
+
+
+def test_a_coordinated_manner_clause_asks_for_what_its_verb_names() -> None:
+    assert projections("Which lines start in Ashby, and how are they described?") == (
+        "described",)
+    # an amount-asking "how" asks for the quantity; "how many" is a count, not a column
+    assert projections("Which lines start in Ashby, and how long are they?") == (
+        RANKED_QUANTITY,)
+    assert projections("Which lines start in Ashby, and how many?") == ()
+
+
+def test_a_comitative_ends_before_a_subordinate_clause() -> None:
+    assert projections("List the stations with their opening date when there is one") == (
+        "opening date",)
+    assert projections("List the towers with their height where a height is recorded.") == (
+        "height",)
+    assert projections("List the services together with the train they use, if any.") == (
+        "train",)
+
+
+@pytest.mark.parametrize("question, optional", [
+    ("List the stations with their opening date when there is one", {"opening date"}),
+    ("List the stations with their opening date, if any", {"opening date"}),
+    ("List the towers with their height where a height is recorded.", {"height"}),
+    ("Which cities lie in Fenland, and what is their population where known?",
+     {"population"}),
+    ("List the stations with their opening date", set()),
+    ("Which cities lie in Fenland, and what is their population?", set()),
+])
+def test_a_column_whose_value_may_be_missing_is_optional(question: str,
+                                                         optional: set[str]) -> None:
+    cols = projections(question)
+    assert cols, question
+    assert optional_columns(question, cols) == optional
+
+
+def test_the_optional_cue_names_no_column() -> None:
+    # "where recorded" qualifies the column, it is none of its words
+    assert projections("Which cities lie in Fenland, and what is their population where "
+                       "recorded?") == ("population",)
+
+
+def test_an_attribute_question_asks_its_first_coordinated_column() -> None:
+    assert attribute_phrase("What are the depth and age of X?", "depth and age") == "depth"
+    assert attribute_phrase("What are the name and status of X?", "name and status") is None
+
+
+def test_word_overlap_reads_camel_case_and_plurals() -> None:
+    assert word_overlap("opening dates", "openingDate opening date") == 1.0
+    assert word_overlap("speed", "maxSpeedKmh") == 1.0
+    assert word_overlap("population", "stationCode") == 0.0
+
+
+# -- the synthesizer on the demo VKG's schema context --------------------------------------
+
+
+def _algebra(text: str) -> Any:
+    return translateQuery(parseQuery(text)).algebra
+
+
+def _nodes(alg: Any) -> list[Any]:
+    out: list[Any] = []
+
+    def walk(x: Any) -> None:
+        if hasattr(x, "name") and hasattr(x, "items") and not isinstance(x, (str, URIRef)):
+            out.append(x)
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, (list, tuple)):
+            for v in x:
+                walk(v)
+
+    walk(alg)
+    return out
+
+
+def _required_and_optional(text: str) -> tuple[set[str], set[str]]:
+    """Predicates of the required part and of the OPTIONAL parts of a query."""
+    required: set[str] = set()
+    optional: set[str] = set()
+    for n in _nodes(_algebra(text)):
+        if n.name == "LeftJoin":
+            for m in _nodes(n["p2"]):
+                if m.name == "BGP":
+                    optional |= {str(t[1]) for t in m["triples"]}
+    for n in _nodes(_algebra(text)):
+        if n.name == "BGP":
+            required |= {str(t[1]) for t in n["triples"]}
+    return required - optional, optional
+
+
+def _projected(text: str) -> list[str]:
+    return [str(v) for v in _algebra(text)["PV"]]
+
+
+def _var_of(text: str, prop: str) -> str:
+    for n in _nodes(_algebra(text)):
+        if n.name == "BGP":
+            for _s, p, o in n["triples"]:
+                if str(p) == RAIL + prop:
+                    return str(o)
+    raise AssertionError(f"no triple of {prop} in\n{text}")
+
+
+def _synth(ctx: Any, question: str, root: str,
+           grounded: tuple[tuple[str, str, str], ...] = ()) -> str:
+    mentions = extract_mentions(question)
+    groundings = [GroundedValue(ValueMention(text, "string"), RAIL + prop, text,
+                                f"{RAIL}{cls.lower()}/1", (RAIL + cls,), True)
+                  for text, prop, cls in grounded]
+    sparql, _ = OfflineSynthesizer(ctx)(question, mentions, link(ctx, question, mentions),
+                                        groundings, Subgraph(RAIL + root))
+    return sparql
+
+
+@pytest.fixture(scope="module")
+def demo_ctx(demo_pipeline) -> Any:
+    return demo_pipeline.ctx
+
+
+def test_a_plain_column_is_required(demo_ctx) -> None:
+    sparql = _synth(demo_ctx, "List the stations along with their opening date", "Station")
+    assert _projected(sparql) == [_var_of(sparql, "name"), _var_of(sparql, "openingDate")]
+    required, optional = _required_and_optional(sparql)
+    assert RAIL + "openingDate" in required and not optional, sparql
+
+
+def test_a_column_that_may_be_missing_is_optional(demo_ctx) -> None:
+    sparql = _synth(demo_ctx, "List the stations with their opening date when there is one",
+                    "Station")
+    assert _projected(sparql) == [_var_of(sparql, "name"), _var_of(sparql, "openingDate")]
+    required, optional = _required_and_optional(sparql)
+    assert optional == {RAIL + "openingDate"} and RAIL + "name" in required, sparql
+
+
+def test_coordinated_modifiers_give_two_columns(demo_ctx) -> None:
+    sparql = _synth(demo_ctx, "What are the start and end dates of the franchises?",
+                    "Franchise")
+    assert _projected(sparql) == [_var_of(sparql, "franchiseStart"),
+                                  _var_of(sparql, "franchiseEnd")], sparql
+
+
+def test_a_coordinated_manner_clause_projects_a_further_column(demo_ctx) -> None:
+    sparql = _synth(demo_ctx, "Which lines are electrified, and how long are they in "
+                              "kilometres?", "Line")
+    assert _projected(sparql)[0] == _var_of(sparql, "name")
+    assert _var_of(sparql, "lengthKm") in _projected(sparql), sparql
+
+
+def test_a_code_of_a_named_entity_is_projected_instead_of_its_name(demo_ctx) -> None:
+    sparql = _synth(demo_ctx, "What is the station code of the station Ashby Road?",
+                    "Station", grounded=(("Ashby Road", "name", "Station"),))
+    assert _projected(sparql) == [_var_of(sparql, "stationCode")], sparql
+
+
+# -- end to end on the served demo VKG ------------------------------------------------------
+
+
+def _rows(result: Any) -> set[tuple[str | None, ...]]:
+    return {tuple(None if v is None else str(v) for v in row) for row in result.rows}
+
+
+@pytest.mark.ontop
+@pytest.mark.postgres
+def test_two_columns_end_to_end_match_sql(demo_pipeline, vkg) -> None:
+    answer = demo_pipeline.ask("List the stations along with their opening date")
+    assert answer.error is None, answer.error
+    assert len(answer.result.variables) == 2, answer.sparql
+    expected = {(name, str(day)) for name, day in vkg("demo").sql(
+        "SELECT name, opened_on FROM station WHERE opened_on IS NOT NULL")}
+    assert expected and _rows(answer.result) == expected, answer.sparql
+
+
+@pytest.mark.ontop
+@pytest.mark.postgres
+def test_an_optional_column_end_to_end_keeps_the_answers_without_it(demo_pipeline,
+                                                                    vkg) -> None:
+    answer = demo_pipeline.ask("List the stations with their opening date when there is one")
+    assert answer.error is None, answer.error
+    expected = {(name, None if day is None else str(day)) for name, day in vkg("demo").sql(
+        "SELECT name, opened_on FROM station")}
+    assert any(day is None for _, day in expected)  # the point: some have no date
+    assert _rows(answer.result) == expected, answer.sparql
