@@ -20,9 +20,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from rdflib.plugins.sparql.algebra import translateQuery
-from rdflib.plugins.sparql.parser import parseQuery
-from rdflib.term import URIRef
+from synth_vkgs import algebra as _algebra
+from synth_vkgs import nodes as _nodes
 
 from navqa.model.events import ValueMention
 from navqa.online.expansion import Subgraph
@@ -111,26 +110,6 @@ def test_word_overlap_reads_camel_case_and_plurals() -> None:
 
 
 # -- the synthesizer on the demo VKG's schema context --------------------------------------
-
-
-def _algebra(text: str) -> Any:
-    return translateQuery(parseQuery(text)).algebra
-
-
-def _nodes(alg: Any) -> list[Any]:
-    out: list[Any] = []
-
-    def walk(x: Any) -> None:
-        if hasattr(x, "name") and hasattr(x, "items") and not isinstance(x, (str, URIRef)):
-            out.append(x)
-            for v in x.values():
-                walk(v)
-        elif isinstance(x, (list, tuple)):
-            for v in x:
-                walk(v)
-
-    walk(alg)
-    return out
 
 
 def _required_and_optional(text: str) -> tuple[set[str], set[str]]:

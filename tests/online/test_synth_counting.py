@@ -14,15 +14,14 @@ the served demo VKG, against answers computed by SQL on its database.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
-from rdflib.plugins.sparql.algebra import translateQuery
-from rdflib.plugins.sparql.parser import parseQuery
 from rdflib.term import URIRef, Variable
+from synth_vkgs import algebra as _algebra
+from synth_vkgs import books_vkg, index_vkg
+from synth_vkgs import nodes as _nodes
 
-from navqa.offline.artifacts import build_index
 from navqa.online.context import SchemaContext
 from navqa.online.expansion import Subgraph
 from navqa.online.linking import link
@@ -34,67 +33,10 @@ from navqa.online.synth_plan import Plan
 EX = "http://example.org/counting#"
 XSD = "http://www.w3.org/2001/XMLSchema#"
 
-ONTOLOGY = f"""@prefix : <{EX}> .
-@prefix owl: <http://www.w3.org/2002/07/owl#> .
-@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
-@prefix xsd: <{XSD}> .
-<{EX}> a owl:Ontology .
-:Book a owl:Class ; rdfs:label "book" .
-:Author a owl:Class ; rdfs:label "author" .
-:Branch a owl:Class ; rdfs:label "library branch" .
-:writtenBy a owl:ObjectProperty ; rdfs:label "written by" ; rdfs:domain :Book ;
-    rdfs:range :Author .
-:heldAt a owl:ObjectProperty ; rdfs:label "held at" ; rdfs:domain :Book ; rdfs:range :Branch .
-:title a owl:DatatypeProperty ; rdfs:label "title" ; rdfs:domain :Book ; rdfs:range xsd:string .
-:pages a owl:DatatypeProperty ; rdfs:label "number of pages" ; rdfs:domain :Book ;
-    rdfs:range xsd:integer .
-:publicationDate a owl:DatatypeProperty ; rdfs:label "publication date" ; rdfs:domain :Book ;
-    rdfs:range xsd:date .
-:name a owl:DatatypeProperty ; rdfs:label "name" ; rdfs:range xsd:string .
-"""
-MAPPING = f"""[PrefixDeclaration]
-:\t\t{EX}
-xsd:\t\t{XSD}
-
-[MappingDeclaration] @collection [[
-mappingId\tbook
-target\t\t:book/{{id}} a :Book ; :title {{title}}^^xsd:string ; :pages {{pages}}^^xsd:integer ; \
-:publicationDate {{published}}^^xsd:date ; :writtenBy :author/{{author_id}} ; \
-:heldAt :branch/{{branch_id}} .
-source\t\tSELECT id, title, pages, published, author_id, branch_id FROM book
-
-mappingId\tauthor
-target\t\t:author/{{id}} a :Author ; :name {{name}}^^xsd:string .
-source\t\tSELECT id, name FROM author
-
-mappingId\tbranch
-target\t\t:branch/{{id}} a :Branch ; :name {{name}}^^xsd:string .
-source\t\tSELECT id, name FROM branch
-]]
-"""
+ONTOLOGY, MAPPING = books_vkg(EX)
 
 
 # -- helpers --------------------------------------------------------------------------------
-
-
-def _algebra(text: str) -> Any:
-    return translateQuery(parseQuery(text)).algebra
-
-
-def _nodes(alg: Any) -> list[Any]:
-    out: list[Any] = []
-
-    def walk(x: Any) -> None:
-        if hasattr(x, "name") and hasattr(x, "items") and not isinstance(x, (str, URIRef)):
-            out.append(x)
-            for v in x.values():
-                walk(v)
-        elif isinstance(x, (list, tuple)):
-            for v in x:
-                walk(v)
-
-    walk(alg)
-    return out
 
 
 def _named(text: str, name: str) -> list[Any]:
@@ -122,13 +64,8 @@ def _shape(q: str) -> Any:
 
 @pytest.fixture(scope="module")
 def ctx(navqa_config, embedder, tmp_path_factory) -> SchemaContext:
-    d: Path = tmp_path_factory.mktemp("counting")
-    (d / "counting.ttl").write_text(ONTOLOGY, encoding="utf-8")
-    (d / "counting.obda").write_text(MAPPING, encoding="utf-8")
-    bundle = build_index(navqa_config, ontology_path=d / "counting.ttl",
-                         mapping_path=d / "counting.obda", out_dir=d / "idx",
-                         embedder=embedder, name="counting")
-    return SchemaContext(bundle, embedder)
+    return index_vkg(navqa_config, embedder, tmp_path_factory.mktemp("counting"), "counting",
+                     ONTOLOGY, MAPPING)
 
 
 def _synth(ctx: SchemaContext, question: str, root: str) -> tuple[str, Plan]:

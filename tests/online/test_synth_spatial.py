@@ -9,16 +9,15 @@ Ontop against its gold query.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
-from rdflib.plugins.sparql.algebra import translateQuery
-from rdflib.plugins.sparql.parser import parseQuery
 from rdflib.term import Literal, URIRef, Variable
+from synth_vkgs import algebra as _query
+from synth_vkgs import index_vkg
+from synth_vkgs import nodes as _nodes
 
 from navqa.model.events import ValueMention
-from navqa.offline.artifacts import build_index
 from navqa.online.context import SchemaContext
 from navqa.online.expansion import Subgraph
 from navqa.online.linking import link
@@ -120,12 +119,8 @@ source\t\tSELECT id, name, length FROM road
 
 @pytest.fixture(scope="module")
 def geo_ctx(navqa_config, embedder, tmp_path_factory) -> SchemaContext:
-    d: Path = tmp_path_factory.mktemp("geo")
-    (d / "geo.ttl").write_text(ONTOLOGY, encoding="utf-8")
-    (d / "geo.obda").write_text(MAPPING, encoding="utf-8")
-    bundle = build_index(navqa_config, ontology_path=d / "geo.ttl", mapping_path=d / "geo.obda",
-                         out_dir=d / "idx", embedder=embedder, name="geo")
-    return SchemaContext(bundle, embedder)
+    return index_vkg(navqa_config, embedder, tmp_path_factory.mktemp("geo"), "geo", ONTOLOGY,
+                     MAPPING)
 
 
 def _synth(ctx: SchemaContext, question: str, root: str,
@@ -137,26 +132,6 @@ def _synth(ctx: SchemaContext, question: str, root: str,
     sparql, _ = OfflineSynthesizer(ctx)(question, mentions, link(ctx, question, mentions),
                                         grounded, Subgraph(EX + root))
     return sparql
-
-
-def _nodes(alg: Any) -> list[Any]:
-    out: list[Any] = []
-
-    def walk(x: Any) -> None:
-        if hasattr(x, "name") and hasattr(x, "items") and not isinstance(x, (str, URIRef)):
-            out.append(x)
-            for v in x.values():
-                walk(v)
-        elif isinstance(x, (list, tuple)):
-            for v in x:
-                walk(v)
-
-    walk(alg)
-    return out
-
-
-def _query(text: str) -> Any:
-    return translateQuery(parseQuery(text)).algebra
 
 
 def _triples(alg: Any) -> set[tuple[Any, Any, Any]]:

@@ -6,16 +6,14 @@ On a small VKG indexed here: a licence share is reified with a start and an end 
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
-from rdflib.plugins.sparql.algebra import translateQuery
-from rdflib.plugins.sparql.parser import parseQuery
 from rdflib.term import URIRef
+from synth_vkgs import index_vkg
+from synth_vkgs import nodes as _nodes
 
 from navqa.model.events import ValueMention
-from navqa.offline.artifacts import build_index
 from navqa.online.context import SchemaContext
 from navqa.online.expansion import Subgraph
 from navqa.online.linking import link
@@ -70,12 +68,8 @@ source\t\tSELECT id, licence_id, company_id, valid_from, valid_to, percent FROM 
 
 @pytest.fixture(scope="module")
 def shares_ctx(navqa_config, embedder, tmp_path_factory) -> SchemaContext:
-    d: Path = tmp_path_factory.mktemp("shares")
-    (d / "s.ttl").write_text(ONTOLOGY, encoding="utf-8")
-    (d / "s.obda").write_text(MAPPING, encoding="utf-8")
-    bundle = build_index(navqa_config, ontology_path=d / "s.ttl", mapping_path=d / "s.obda",
-                         out_dir=d / "idx", embedder=embedder, name="shares")
-    return SchemaContext(bundle, embedder)
+    return index_vkg(navqa_config, embedder, tmp_path_factory.mktemp("shares"), "shares",
+                     ONTOLOGY, MAPPING)
 
 
 def _synth(ctx: SchemaContext, question: str) -> str:
@@ -85,22 +79,6 @@ def _synth(ctx: SchemaContext, question: str) -> str:
     sparql, _ = OfflineSynthesizer(ctx)(question, mentions, link(ctx, question, mentions),
                                         grounded, Subgraph(EX + "Share"))
     return sparql
-
-
-def _nodes(alg: Any) -> list[Any]:
-    out: list[Any] = []
-
-    def walk(x: Any) -> None:
-        if hasattr(x, "name") and hasattr(x, "items") and not isinstance(x, (str, URIRef)):
-            out.append(x)
-            for v in x.values():
-                walk(v)
-        elif isinstance(x, (list, tuple)):
-            for v in x:
-                walk(v)
-
-    walk(translateQuery(parseQuery(alg)).algebra if isinstance(alg, str) else alg)
-    return out
 
 
 def _optional_props(sparql: str) -> set[Any]:
