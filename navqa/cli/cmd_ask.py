@@ -44,6 +44,7 @@ from navqa.model.events import (
     SubgraphsReranked,
     SubgraphVerbalized,
     TypeStateUpdated,
+    UngroundedWhy,
     ValuesGrounded,
 )
 from navqa.model.events_json import answer_json, event_json
@@ -222,9 +223,17 @@ class Explainer:
                               f"{compact(g.prop) if g.prop else '?'} = "
                               f"{escape(repr(g.stored))} on {owners}")
             for u in ev.ungrounded:
+                if u.why is UngroundedWhy.PROBE_FAILED:
+                    console.print(f"{escape(repr(u.mention))} not looked up: its probe failed "
+                                  "(not used as a constraint)")
+                    continue
                 console.print(f"{escape(repr(u.mention))} not found in the data; nearest: "
                               f"{escape(', '.join(repr(v) for v in u.nearest) or 'none')}"
                               + ("" if u.kept else " (not used as a constraint)"))
+            for f in ev.failures:
+                console.print(f"[yellow]the {escape(f.probe.value)} probe"
+                              + (f" for {escape(repr(f.mention))}" if f.mention else "")
+                              + f" failed, went on without it:[/] {escape(f.error)}")
             if ev.enabled and not ev.groundings and not ev.ungrounded:
                 console.print("no value found in the data")
         elif isinstance(ev, PropertiesJudged):

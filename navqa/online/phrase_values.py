@@ -35,12 +35,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from navqa.backends.protocols import SparqlEndpoint
-from navqa.model.events import ValueMention
+from navqa.errors import EndpointError
+from navqa.model.events import ValueMention, ValueProbe, ValueProbeFailure
 from navqa.model.iri import IRI
 from navqa.model.terms import IRITerm
 from navqa.online.context import SchemaContext, normal, singular
 from navqa.online.lexicon import Phenomenon, words
-from navqa.online.values import GroundedValue, probe_exact, qualifier_of
+from navqa.online.values import GroundedValue, probe_exact, probe_failure, qualifier_of
 
 MAX_WORDS = 5
 """Longest n-gram probed, in words."""
@@ -54,6 +55,13 @@ MIN_WORD_LETTERS = 4
 
 _FUNCTION = words(Phenomenon.STOPWORD) | words(Phenomenon.FORM_WORD) | words(Phenomenon.WH_WORD)
 _AUXILIARY = words(Phenomenon.AUXILIARY) | words(Phenomenon.WH_WORD)
+# words the question's grammar reads (an ordering, a bound, an aggregate): "list the first
+# ten alphabetically" names no stored value "First"
+_GRAMMAR = frozenset().union(*(words(p) for p in (
+    Phenomenon.ORDINAL_FIRST, Phenomenon.ORDINAL_LAST, Phenomenon.SUPERLATIVE_MAX,
+    Phenomenon.SUPERLATIVE_MIN, Phenomenon.NUMBER_WORD, Phenomenon.ORDER_BY,
+    Phenomenon.ORDER_ASC, Phenomenon.ORDER_DESC, Phenomenon.ORDER_ALPHABETICAL,
+    Phenomenon.AGG_AVG, Phenomenon.AGG_SUM, Phenomenon.AGG_MAX, Phenomenon.AGG_MIN)))
 _WH_DETERMINER = re.compile(r"\b(?:which|what|whose)\s+", re.I)
 _ARTICLE = re.compile(r"\s+(?:the|a|an)\s+", re.I)
 _TOKEN = re.compile(r"[A-Za-zÀ-ÿ0-9][A-Za-zÀ-ÿ0-9'-]*")
@@ -82,20 +90,25 @@ class PhraseGrounding:
         found: The groundings, one or more per n-gram that hit.
         superseded: Mentions (as written) that lie inside a hit: a value grounded only by
             substring, or a number that is part of the name.
-        probes: Endpoint probes sent (0 or 1).
+        probes: Endpoint probes sent (0 to 2).
+        failures: Probes that timed out or failed: the n-gram probe (nothing found, the
+            question goes on without lower-case names) or the class probe (the
+            groundings keep every class their IRI template allows).
     """
 
     found: list[GroundedValue] = field(default_factory=list)
     superseded: set[str] = field(default_factory=set)
     probes: int = 0
+    failures: list[ValueProbeFailure] = field(default_factory=list)
 
 
 def content_ngrams(question: str, taken: Iterable[tuple[int, int]] = (),
                    max_words: int = MAX_WORDS) -> list[Span]:
     """Content n-grams of ``question``, longest first, then left to right.
 
-    An n-gram neither starts nor ends with a function word, has no auxiliary inside (a
-    name holds "of the", not "are"), is not only digits, and does not cut through a
+    An n-gram neither starts nor ends with a function word or a word the question's
+    grammar reads ("first", "ten", "alphabetically", "average"), has no auxiliary inside
+    (a name holds "of the", not "are"), is not only digits, and does not cut through a
     ``taken`` span (it may contain one whole).
 
     Example:
@@ -108,7 +121,7 @@ def content_ngrams(question: str, taken: Iterable[tuple[int, int]] = (),
     for n in range(max_words, 0, -1):
         for i in range(len(toks) - n + 1):
             first, last = toks[i], toks[i + n - 1]
-            if first[0].lower() in _FUNCTION or last[0].lower() in _FUNCTION:
+            if {first[0].lower(), last[0].lower()} & (_FUNCTION | _GRAMMAR):
                 continue
             if all(t[0].isdigit() for t in toks[i:i + n]):
                 continue
@@ -202,8 +215,12 @@ def ground_phrases(ctx: SchemaContext, endpoint: SparqlEndpoint, question: str, 
     if not lows:
         return result
     result.probes = 1
-    rows = probe_exact(endpoint, props, lows, timeout=timeout, qualified=True,
-                       limit=PROBE_LIMIT)
+    try:
+        rows = probe_exact(endpoint, props, lows, timeout=timeout, qualified=True,
+                           limit=PROBE_LIMIT)
+    except EndpointError as e:
+        result.failures.append(probe_failure(ValueProbe.PHRASE, None, e))
+        return result
     hits: dict[Span, list[GroundedValue]] = {}
     for s_iri, p, v in rows:
         text = qualifier_of(v, lows)
@@ -234,7 +251,10 @@ def ground_phrases(ctx: SchemaContext, endpoint: SparqlEndpoint, question: str, 
         result.superseded |= {t for t, a, b in loose + nums if span.contains((a, b))}
     if any(len(g.classes) > 1 for g in result.found):
         result.probes += 1
-        result.found = confirm_classes(endpoint, result.found, timeout=timeout)
+        try:
+            result.found = confirm_classes(endpoint, result.found, timeout=timeout)
+        except EndpointError as e:
+            result.failures.append(probe_failure(ValueProbe.CLASSES, None, e))
     return result
 
 

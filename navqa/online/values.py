@@ -14,7 +14,16 @@ import re
 from dataclasses import dataclass, field
 
 from navqa.backends.protocols import SparqlEndpoint
-from navqa.model.events import StringMatch, UngroundedValue, ValueGrounding, ValueMention
+from navqa.errors import EndpointError, EndpointUnreachableError
+from navqa.model.events import (
+    StringMatch,
+    UngroundedValue,
+    UngroundedWhy,
+    ValueGrounding,
+    ValueMention,
+    ValueProbe,
+    ValueProbeFailure,
+)
 from navqa.model.iri import IRI
 from navqa.model.terms import IRITerm, LiteralTerm, escape_string
 from navqa.online.context import SchemaContext
@@ -65,36 +74,63 @@ class UnmatchedValue:
             words that shares a word with stored values ("Foo Bar Line" and the stored
             lines) is one; a single capitalised word may be none ("NPD", "Norwegian"),
             nor a phrase like no stored value. Either way the mention is reported.
+        failed: Whether its exact or substring probe failed (it may be in the data).
     """
 
     mention: ValueMention
     nearest: tuple[GroundedValue, ...] = ()
     kept: bool = True
+    failed: bool = False
 
     def event(self) -> UngroundedValue:
         return UngroundedValue(mention=self.mention.text,
                                nearest=tuple(n.stored for n in self.nearest),
                                prop=self.nearest[0].prop if self.nearest else None,
-                               kept=self.kept)
+                               kept=self.kept,
+                               why=UngroundedWhy.PROBE_FAILED if self.failed
+                               else UngroundedWhy.NOT_FOUND)
 
 
 @dataclass
 class ValueGroundingResult:
-    """What value grounding found: the groundings, the mentions it did not find, probes."""
+    """What value grounding found: the groundings, the mentions it did not find, probes,
+    and the probes that failed (grounding goes on without them)."""
 
     found: list[GroundedValue] = field(default_factory=list)
     missing: list[UnmatchedValue] = field(default_factory=list)
     probes: int = 0
+    failures: list[ValueProbeFailure] = field(default_factory=list)
+
+
+def probe_failure(probe: ValueProbe, mention: str | None, e: EndpointError) -> ValueProbeFailure:
+    """The record of a failed probe; an unreachable endpoint is no probe failure (it fails
+    every later step too), so :class:`EndpointUnreachableError` is re-raised."""
+    if isinstance(e, EndpointUnreachableError):
+        raise e
+    return ValueProbeFailure(probe, mention, str(e).splitlines()[0] if str(e) else type(e).__name__)
+
+
+def probe_query(props: list[IRI], cond: str, limit: int) -> str:
+    """A bounded ``SELECT ?s ?p ?v`` over ``props`` whose value ``?v`` satisfies ``cond``.
+
+    One ``UNION`` branch per property, each with its own ``FILTER``, rather than
+    ``VALUES ?p { ... } ?s ?p ?v FILTER(...)``: both give the same rows and the same SQL
+    (one ``UNION ALL`` branch per mapping), but Ontop takes seconds to minutes to
+    reformulate the ``VALUES`` form, growing with properties × conditions (NPD: 44 s for
+    21 equalities on 3 properties, 0.5 s as a union; 6.8 s against 0.4 s for one equality
+    on 14 properties; the SQL then runs in 0.1-4 s). When more rows match than ``limit``,
+    which ones come back is the endpoint's choice in either form.
+    """
+    branches = " UNION ".join(f"{{ ?s <{p}> ?v . FILTER({cond}) BIND(<{p}> AS ?p) }}"
+                              for p in props)
+    return f"SELECT ?s ?p ?v WHERE {{ {branches} }} LIMIT {limit}"
 
 
 def _probe(ctx: SchemaContext, endpoint: SparqlEndpoint, props: list[IRI], text: str,
            exact: bool, timeout: float) -> list[tuple[str, IRI, str]]:
-    values = " ".join(f"<{p}>" for p in props)
     lit = escape_string(text.lower())
     cond = (f'LCASE(STR(?v)) = "{lit}"' if exact else f'CONTAINS(LCASE(STR(?v)), "{lit}")')
-    q = (f"SELECT ?s ?p ?v WHERE {{ VALUES ?p {{ {values} }} ?s ?p ?v . FILTER({cond}) }} "
-         f"LIMIT {LIMIT}")
-    res = endpoint.select(q, timeout=timeout)
+    res = endpoint.select(probe_query(props, cond, LIMIT), timeout=timeout)
     out = []
     for s, p, v in res.rows:
         if isinstance(s, IRITerm) and isinstance(p, IRITerm) and isinstance(v, LiteralTerm):
@@ -113,14 +149,11 @@ def probe_exact(endpoint: SparqlEndpoint, props: list[IRI], texts: list[str], *,
     if not props or not texts:
         return []
     lows = list(dict.fromkeys(t.lower() for t in texts))
-    values = " ".join(f"<{p}>" for p in props)
     # equalities, not ``IN``: Ontop pushes these into SQL, an ``IN`` list is far slower
     conds = [f'LCASE(STR(?v)) = "{escape_string(t)}"' for t in lows]
     if qualified:
         conds += [f'STRSTARTS(LCASE(STR(?v)), "{escape_string(t)} (")' for t in lows if " " in t]
-    q = (f"SELECT ?s ?p ?v WHERE {{ VALUES ?p {{ {values} }} ?s ?p ?v . "
-         f"FILTER({' || '.join(conds)}) }} LIMIT {limit}")
-    res = endpoint.select(q, timeout=timeout)
+    res = endpoint.select(probe_query(props, " || ".join(conds), limit), timeout=timeout)
     return [(s.value, p.value, v.value) for s, p, v in res.rows
             if isinstance(s, IRITerm) and isinstance(p, IRITerm)
             and isinstance(v, LiteralTerm) and qualifier_of(v.value, lows) is not None]
@@ -142,11 +175,8 @@ def _nearest(ctx: SchemaContext, endpoint: SparqlEndpoint, props: list[IRI],
     words = sorted({w for w in re.findall(r"\w{4,}", m.text.lower())}, key=len, reverse=True)[:6]
     if not words:
         return []
-    values = " ".join(f"<{p}>" for p in props)
     cond = " || ".join(f'CONTAINS(LCASE(STR(?v)), "{escape_string(w)}")' for w in words)
-    q = (f"SELECT ?s ?p ?v WHERE {{ VALUES ?p {{ {values} }} ?s ?p ?v . FILTER({cond}) }} "
-         f"LIMIT {NEAR_LIMIT}")
-    res = endpoint.select(q, timeout=timeout)
+    res = endpoint.select(probe_query(props, cond, NEAR_LIMIT), timeout=timeout)
     low = m.text.lower()
     best: dict[str, tuple[float, GroundedValue]] = {}
     for s, p, v in res.rows:
@@ -191,9 +221,17 @@ def ground_mentions(ctx: SchemaContext, endpoint: SparqlEndpoint, mentions: list
         if m.match is not StringMatch.EXACT:
             continue  # a pattern ("starting with 'Cec'"): a FILTER, not one stored value
         found: list[GroundedValue] = []
+        failed = False
         for exact in (True, False):
             probes += 1
-            rows = _probe(ctx, endpoint, props, m.text, exact, timeout)
+            try:
+                rows = _probe(ctx, endpoint, props, m.text, exact, timeout)
+            except EndpointError as e:
+                # not known whether the data holds it: reported, not placed, no guess
+                result.failures.append(probe_failure(
+                    ValueProbe.EXACT if exact else ValueProbe.SUBSTRING, m.text, e))
+                failed = True
+                break
             if exact:
                 rows = [r for r in rows if r[2].lower() == m.text.lower()]
             rows.sort(key=lambda r: (len(r[2]), props.index(r[1]) if r[1] in props else 99))
@@ -209,11 +247,16 @@ def ground_mentions(ctx: SchemaContext, endpoint: SparqlEndpoint, mentions: list
             if found:
                 break
         out.extend(found)
-        if not found:
+        if failed:
+            result.missing.append(UnmatchedValue(m, (), kept=False, failed=True))
+        elif not found:
             near: list[GroundedValue] = []
             if nearest:
                 probes += 1
-                near = _nearest(ctx, endpoint, props, m, timeout)
+                try:
+                    near = _nearest(ctx, endpoint, props, m, timeout)
+                except EndpointError as e:
+                    result.failures.append(probe_failure(ValueProbe.NEAREST, m.text, e))
             result.missing.append(UnmatchedValue(
                 m, tuple(near), kept=bool(near) and len(m.text.split()) >= 2))
     result.probes = probes
