@@ -58,6 +58,9 @@ class OntClass:
         restriction_properties: Properties appearing in those restrictions.
         equivalents: Named classes stated equivalent.
         disjoints: Named classes stated disjoint.
+        notes: Its other textual annotations (any annotation property but the label and
+            comment ones: ``skos:altLabel``, ``skos:example``, an ontology's own
+            ``definition``...), for descriptions and lexical evidence.
     """
 
     iri: IRI
@@ -68,6 +71,7 @@ class OntClass:
     restriction_properties: frozenset[IRI] = frozenset()
     equivalents: frozenset[IRI] = frozenset()
     disjoints: frozenset[IRI] = frozenset()
+    notes: tuple[LangString, ...] = ()
 
     kind = EntityKind.CLASS
 
@@ -75,7 +79,7 @@ class OntClass:
         # the constructor's arguments (see LangString.__reduce__)
         return OntClass, (self.iri, self.labels, self.comments, self.parents,
                           self.restriction_parents, self.restriction_properties,
-                          self.equivalents, self.disjoints)
+                          self.equivalents, self.disjoints, self.notes)
 
     def label(self, lang: str = "en") -> str:
         """The best label in ``lang``, falling back to the humanised local name."""
@@ -95,6 +99,7 @@ class OntProperty:
         ranges: Named classes (object properties) or datatypes (data properties) in its
             range axioms, union members included.
         inverses: Properties stated ``owl:inverseOf`` it, in either direction.
+        notes: Its other textual annotations (see :class:`OntClass`).
     """
 
     iri: IRI
@@ -107,12 +112,13 @@ class OntProperty:
     inverses: frozenset[IRI] = frozenset()
     equivalents: frozenset[IRI] = frozenset()
     functional: bool = False
+    notes: tuple[LangString, ...] = ()
 
     def __reduce__(self) -> tuple[type[OntProperty], tuple[object, ...]]:
         # the constructor's arguments (see LangString.__reduce__)
         return OntProperty, (self.iri, self.kind, self.labels, self.comments, self.parents,
                              self.domains, self.ranges, self.inverses, self.equivalents,
-                             self.functional)
+                             self.functional, self.notes)
 
     def label(self, lang: str = "en") -> str:
         return pick_text(self.labels, lang) or humanize(self.iri)

@@ -5,7 +5,9 @@ inputs always give the same text:
 
 1. the kind and the words of the IRI's local name (camelCase split), with the CURIE;
 2. the labels (English first, then untagged, then the others);
-3. the comment (English preferred), cut to :data:`MAX_COMMENT` characters;
+3. the comment (English preferred), cut to :data:`MAX_COMMENT` characters, then the
+   element's other textual annotations (``Ontology`` ``notes``: whatever annotation
+   property the ontology documents its terms with), prose first, cut to :data:`MAX_NOTES`;
 4. for classes: the stated superclasses; for properties: domain and range (stated or
    inherited, plus what the class graph adds) and the super-properties;
 5. the source columns of its mappings (``table.column``), at most :data:`MAX_COLUMNS`.
@@ -40,6 +42,7 @@ __all__ = [
     "ElementKind",
     "MAX_COLUMNS",
     "MAX_COMMENT",
+    "MAX_NOTES",
     "describe",
     "describe_element",
     "indexed_elements",
@@ -48,6 +51,8 @@ __all__ = [
 
 MAX_COMMENT = 400
 """Characters of the comment kept in a description."""
+MAX_NOTES = 400
+"""Characters of the other annotations kept in a description."""
 MAX_COLUMNS = 8
 """Source columns listed in a description."""
 MAX_NAMES = 6
@@ -208,6 +213,10 @@ def describe_element(
     comment = entity.comment(lang) if entity is not None else None
     if comment:
         parts.append(_sentence(_clip(" ".join(comment.split()), MAX_COMMENT)))
+    notes = _notes_text(entity.notes if entity is not None else (), lang,
+                        {x.lower() for x in (comment, *labels) if x})
+    if notes:
+        parts.append(_sentence(_clip(notes, MAX_NOTES)))
 
     if kind is ElementKind.CLASS:
         cls = ontology.classes.get(iri)
@@ -254,6 +263,17 @@ def _ordered_texts(values: Iterable[LangString], lang: str) -> list[str]:
             seen.add(t.lower())
             out.append(t)
     return out
+
+
+def _notes_text(values: Iterable[LangString], lang: str, known: set[str]) -> str:
+    """The notes in one text: ``lang`` and untagged ones only when there are any, prose
+    (several words) before single tokens, each once, none already said."""
+    vals = list(values)
+    if any(v.lang in (lang, None) for v in vals):
+        vals = [v for v in vals if v.lang in (lang, None)]
+    texts = [t for t in _ordered_texts(vals, lang) if t.lower() not in known]
+    texts.sort(key=lambda t: " " not in t)  # stable: prose first
+    return "; ".join(t.rstrip(".") for t in texts)
 
 
 def _names(ontology: Ontology, iris: Iterable[IRI]) -> str:

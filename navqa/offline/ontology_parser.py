@@ -757,6 +757,21 @@ class _Reader:
             out.setdefault(s, []).append(o)
         return out
 
+    def predicates(self) -> set[Node]:
+        """Every predicate of the graph."""
+        if self.lean is not None:
+            return set(self.lean.by_predicate())
+        return set(self.g.predicates())
+
+    def note_predicates(self) -> list[URIRef]:
+        """The annotation properties other than the label and comment ones: every
+        predicate but ``rdf:type`` and the declared object and data properties (a literal
+        on a class or property can only be an annotation), sorted. :func:`_notes` keeps
+        their textual values."""
+        skip = {RDF.type, *_LABEL_PREDICATES, *_COMMENT_PREDICATES}
+        skip |= self.declared(OWL.ObjectProperty, OWL.DatatypeProperty)
+        return sorted(p for p in self.predicates() if isinstance(p, URIRef) and p not in skip)
+
     def subjects(self, p: URIRef, o: Node) -> Iterable[Node]:
         if self.lean is not None:
             return self.lean.subjects_of(p, o)
@@ -893,6 +908,24 @@ def _texts(s: Node, maps: Iterable[Mapping[Node, list[Node]]], langs: dict[str, 
     return tuple(sorted(set(found), key=lambda v: (v.lang or "", v.text)))
 
 
+_BARE_IRI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://\S*")
+_TEXT_TYPES = frozenset({None, URIRef(XSD + "string"), RDF.langString})
+
+
+def _notes(s: Node, maps: Iterable[Mapping[Node, list[Node]]], langs: dict[str, str],
+           known: tuple[LangString, ...]) -> tuple[LangString, ...]:
+    """The textual literals of ``s`` in ``maps`` (the note predicates' subject maps) that
+    are not already in ``known`` (its labels and comments); numbers, dates and other
+    typed literals are left out."""
+    texts = [v for v in _texts(s, maps, langs) if v not in known]
+    if not texts:
+        return ()
+    typed = {str(o) for m in maps for o in m.get(s, ())
+             if isinstance(o, Literal) and o.datatype not in _TEXT_TYPES}
+    return tuple(v for v in texts if v.text not in typed and v.text.strip()
+                 and not _BARE_IRI.fullmatch(v.text.strip()))
+
+
 def _symmetric(pairs: Mapping[Node, list[Node]], name: Callable[[object], str]
                ) -> dict[str, frozenset[str]]:
     """``{a: the IRIs stated in a (p) b or b (p) a}`` for a symmetric predicate's subject map
@@ -936,6 +969,7 @@ def _build(
     disjoints = _symmetric(r.subject_map(OWL.disjointWith), name)
     label_maps = [r.subject_map(p) for p in _LABEL_PREDICATES]
     comment_maps = [r.subject_map(p) for p in _COMMENT_PREDICATES]
+    note_maps = [m for m in (r.subject_map(p) for p in r.note_predicates()) if m]
     langs: dict[str, str] = {}
     for c in sorted(class_iris, key=str):  # URIRef order is str order, str is faster
         iri_c = name(c)
@@ -948,10 +982,12 @@ def _build(
             restr_classes = restr_props = _NONE
         parents = frozenset(name(o) for o in stated if is_iri(o)) - {thing, iri_c}
         disjoint = disjoints.get(iri_c, _NONE) | group_disjoint.get(iri_c, _NONE)
+        labels, comments = _texts(c, label_maps, langs), _texts(c, comment_maps, langs)
         classes[iri_c] = OntClass(
             iri=iri_c,
-            labels=_texts(c, label_maps, langs),
-            comments=_texts(c, comment_maps, langs),
+            labels=labels,
+            comments=comments,
+            notes=_notes(c, note_maps, langs, labels + comments),
             parents=parents or _NONE,
             restriction_parents=restr_classes,
             restriction_properties=restr_props,
@@ -963,11 +999,13 @@ def _build(
     def props(kind: EntityKind, decl: URIRef) -> dict[str, OntProperty]:
         out: dict[str, OntProperty] = {}
         for p in sorted(r.declared(decl)):
+            labels, comments = _texts(p, label_maps, langs), _texts(p, comment_maps, langs)
             out[str(p)] = OntProperty(
                 iri=str(p),
                 kind=kind,
-                labels=_texts(p, label_maps, langs),
-                comments=_texts(p, comment_maps, langs),
+                labels=labels,
+                comments=comments,
+                notes=_notes(p, note_maps, langs, labels + comments),
                 parents=r.named(p, RDFS.subPropertyOf) - {str(p)},
                 domains=r.union_flat(p, RDFS.domain),
                 ranges=r.union_flat(p, RDFS.range),

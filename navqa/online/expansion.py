@@ -244,15 +244,25 @@ class ContextRequest:
         classes: Linked classes to connect to the subgraph, best first.
         relevance: Question relevance of each property (linking score, lexical included).
         lexical: Lexical evidence of each property (:func:`navqa.online.linking.lexical_score`).
+        linked: The best linked properties (the linking's top, best first): each one the
+            schema attaches to a class of the subgraph enters the context even when the
+            judge did not follow it.
         budget: Tokens the verbalized subgraph may reach (``cost`` measures them).
         lexical_min: Lexical evidence a property needs to be added on its own.
         per_class: Data properties added per class by relevance.
+        linked_k: How many of ``linked`` (the first ones) step 2 adds.
+        chains: Property chains the question needs on its root and on the classes of its
+            grounded values (a spatial question: the geometry and its WKT literal); the
+            first one a class has is shown there.
     """
 
     anchors: tuple[Anchor, ...] = ()
     classes: tuple[IRI, ...] = ()
     relevance: dict[IRI, float] = field(default_factory=dict)
     lexical: dict[IRI, float] = field(default_factory=dict)
+    linked: tuple[IRI, ...] = ()
+    linked_k: int = 6
+    chains: tuple[tuple[IRI, ...], ...] = ()
     budget: int = 1800
     lexical_min: float = 0.3
     per_class: int = 2
@@ -266,14 +276,20 @@ def complete(ctx: SchemaContext, sub: Subgraph, request: ContextRequest,
     within ``request.budget`` — the grounded values always enter:
 
     1. each anchor: the shortest object-property path from the subgraph to a class
-       holding the value, and the value's property on that class;
-    2. the name property of every class of the subgraph, and the object properties
+       holding the value, and the value's property on that class; then the first of
+       ``request.chains`` that the root, and each class of a value, has;
+    2. the linked classes (``request.classes``), with the path that reaches them;
+    3. the best linked properties (``request.linked``) on the class the schema gives them
+       (the sources of their most specific edges) when the subgraph holds it (the root
+       first) or is one edge from it (with that edge); an object property brings its
+       other end;
+    4. the name property of every class of the subgraph, and the object properties
        between its classes;
-    3. properties with lexical evidence on a class of the subgraph, data and object ones
+    5. properties with lexical evidence on a class of the subgraph, data and object ones
        (an object property brings its other end);
-    4. properties with strong lexical evidence elsewhere, with the path that reaches
-       their class; then the linked classes, with their path;
-    5. the most relevant other data properties of each class (``per_class``).
+    6. properties with strong lexical evidence elsewhere, with the path that reaches
+       their class;
+    7. the most relevant other data properties of each class (``per_class``).
     """
     out = Subgraph(root=sub.root, edges=list(sub.edges), data=list(sub.data), depth=sub.depth,
                    nodes=set(sub.nodes), context=list(sub.context),
@@ -314,7 +330,38 @@ def complete(ctx: SchemaContext, sub: Subgraph, request: ContextRequest,
         end = path[-1].target if path and path[-1].target in targets else (
             path[-1].source if path else next(c for c in targets if c in out.classes))
         add([*path, data_edge(end, a.prop)], force=True)
-    # 2. names
+    hosts = [out.root, *dict.fromkeys(c for a in request.anchors for c in a.classes
+                                      if c in out.classes and c != out.root)]
+    for cls in hosts:
+        for chain in request.chains:
+            edges = property_chain(ctx, cls, chain)
+            if edges:
+                add(edges)
+                break
+    # 2. the linked classes, with their path
+    for cls in request.classes:
+        if cls in out.classes or not ctx.allowed(cls):
+            continue
+        path = shortest_path(ctx, out.classes, {cls})
+        if path:
+            add(path)
+    # 3. the best linked properties where the schema attaches them to the subgraph
+    for p in request.linked[: request.linked_k]:
+        if not ctx.allowed(p) or any(prop == p for _, prop in have_props):
+            continue
+        # on the class the schema gives it (its most specific edges), when the subgraph
+        # holds that class or is one edge from it
+        ends = {e.source for e in ctx.specific_edges if e.prop == p}
+        path = shortest_path(ctx, out.classes, ends, max_len=1) if ends else None
+        if path is None:
+            continue
+        end = ((out.root if out.root in ends else min(out.classes & ends)) if not path
+               else path[-1].target if path[-1].target in ends else path[-1].source)
+        edge = next((_anchored(end, n) for n in ctx.neighbours(end)
+                     if n.edge.prop == p and n.other != OWL_THING), None)
+        if edge is not None:
+            add([*path, edge])
+    # 4. names
     for cls in sorted(out.classes):
         name = ctx.name_property(cls)
         if name is not None and (cls, name) not in have_props:
@@ -325,7 +372,7 @@ def complete(ctx: SchemaContext, sub: Subgraph, request: ContextRequest,
         for n in ctx.neighbours(cls, data=False):
             if n.direction == "out" and n.other in inside and ctx.allowed(n.edge.prop):
                 add([_anchored(cls, n)])
-    # 3. lexical evidence on the subgraph's classes
+    # 5. lexical evidence on the subgraph's classes
     lex = request.lexical
     strong = sorted((p for p, s in lex.items() if s >= request.lexical_min and ctx.allowed(p)),
                     key=lambda p: (-lex[p], p))
@@ -333,7 +380,7 @@ def complete(ctx: SchemaContext, sub: Subgraph, request: ContextRequest,
         for n in ctx.neighbours(cls):
             if n.edge.prop in strong and n.other != OWL_THING:
                 add([_anchored(cls, n)])
-    # 4. strong evidence elsewhere, then the linked classes
+    # 6. strong evidence elsewhere
     for p in strong:
         if any(prop == p for _, prop in have_props):
             continue
@@ -346,13 +393,7 @@ def complete(ctx: SchemaContext, sub: Subgraph, request: ContextRequest,
         edge = next((_anchored(end, n) for n in ctx.neighbours(end) if n.edge.prop == p), None)
         if edge is not None:
             add([*path, edge])
-    for cls in request.classes:
-        if cls in out.classes or not ctx.allowed(cls):
-            continue
-        path = shortest_path(ctx, out.classes, {cls})
-        if path:
-            add(path)
-    # 5. the most relevant data properties of each class
+    # 7. the most relevant data properties of each class
     rel = request.relevance
     for cls in sorted(out.classes):
         cands = sorted((n for n in ctx.neighbours(cls, data=True)
@@ -368,6 +409,29 @@ def _anchored(node: IRI, n: Neighbour) -> Edge:
     if n.direction == "out":
         return Edge(node, e.prop, e.target, e.is_data, e.provenance)
     return Edge(e.source, e.prop, node, e.is_data, e.provenance)
+
+
+def property_chain(ctx: SchemaContext, cls: IRI, chain: Sequence[IRI]) -> list[Edge] | None:
+    """The edges of ``chain`` followed from ``cls`` (each step on the class the previous one
+    reaches, or on a sub- or superclass of it), or ``None`` when the schema breaks it."""
+    onto = ctx.ontology
+    node, out = cls, []
+    for i, prop in enumerate(chain):
+        if not ctx.allowed(prop):
+            return None
+        n = next((n for n in ctx.neighbours(node) if n.direction == "out"
+                  and n.edge.prop == prop), None)
+        lineage = {node, *onto.superclasses(node), *onto.subclasses(node)}
+        edge = _anchored(node, n) if n is not None else next(
+            (e for e in ctx.specific_edges if e.prop == prop and e.source in lineage), None)
+        if edge is None:
+            return None
+        out.append(edge)
+        if i < len(chain) - 1:
+            if edge.is_data:
+                return None
+            node = edge.target
+    return out
 
 
 def shortest_path(ctx: SchemaContext, start: set[IRI], goals: set[IRI],
