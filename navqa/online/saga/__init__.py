@@ -12,5 +12,6 @@
 ``tools``              search / lookup / examples / execute
 ``agent``              the ReAct agent (LLM or deterministic), :class:`AgentSession`
 ``repair``             ``repair_empty``: the pipeline's hook after an empty result
+``vacuous``            an aggregate over nothing (one row of 0/unbound) is an empty result
 =====================  ==============================================================
 """

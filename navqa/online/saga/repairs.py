@@ -3,6 +3,9 @@
 Each repair changes one thing, for a reason the type state, the schema index or a
 bounded probe gives, and is tried in this order:
 
+0. **a projected-only column** no answer has (``?x :depth ?d`` with ``?d`` only in the
+   SELECT): it goes into ``OPTIONAL`` when a bounded ASK says the rest has rows
+   (:mod:`navqa.online.saga.repair_optional`);
 1. **a literal** — the stored spelling a case-insensitive probe found (``"Troll"`` →
    ``"TROLL"``), or the datatype the property holds (``true`` → ``"true"`` when
    ``npdv:isDiscoveryWellbore`` holds strings; a year compared with a date becomes
@@ -43,6 +46,7 @@ from navqa.model.iri import IRI, OWL_THING, RDF_TYPE
 from navqa.model.xsd import XSD_BOOLEAN, XSD_DATE, XSD_DECIMAL, XSD_INTEGER
 from navqa.online.context import SchemaContext
 from navqa.online.saga.diagnose import Finding, datatype_kind
+from navqa.online.saga.repair_optional import relax_columns
 from navqa.online.saga.sparql_text import QueryText, Term, TriplePattern, literal_text
 from navqa.online.saga.typestate import TypeState
 
@@ -178,6 +182,11 @@ class OfflineRepairer:
                     seen.add(norm)
                     yield r
 
+        # first: a projected-only column no answer has goes into OPTIONAL (repair_optional)
+        relaxed = relax_columns(qt, self.ctx.is_data_property, self.ctx.name_like_properties,
+                                self._ask_text)
+        if relaxed is not None:
+            yield from fresh(iter([Repair(relaxed.sparql, relaxed.reason, "optional-column")]))
         for f in findings:
             if f.kind == "literal-value" and f.stored and f.triple is not None:
                 tp = qt.triples[f.triple]
@@ -465,6 +474,17 @@ class OfflineRepairer:
         self.probes += 1
         try:
             return self.endpoint.ask(f"{head}ASK {{ {body} }}", timeout=self.timeout).value
+        except EndpointUnreachableError:
+            raise
+        except EndpointError as e:
+            log.info("probe failed: %s", e)
+            return None
+
+    def _ask_text(self, query: str) -> bool | None:
+        """One bounded ASK of a whole query text (``None`` when it fails)."""
+        self.probes += 1
+        try:
+            return self.endpoint.ask(query, timeout=self.timeout).value
         except EndpointUnreachableError:
             raise
         except EndpointError as e:
