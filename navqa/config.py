@@ -42,6 +42,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from navqa.errors import ConfigError
+from navqa.model.rules import GrammarRule
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
@@ -121,6 +122,8 @@ class RuntimeConfig(_Section):
     java_heap: str = "1g"
     ontop_start_timeout_s: float = 240.0
     query_timeout_s: float = 120.0
+    #: A value-grounding probe's timeout: one that times out is recorded and skipped.
+    value_probe_timeout_s: float = 30.0
 
 
 class PipelineConfig(_Section):
@@ -139,6 +142,9 @@ class PipelineConfig(_Section):
     agent_max_steps: int = 12
     use_active_ontology: bool = True
     use_expansion: bool = True
+    disabled_rules: frozenset[GrammarRule] = frozenset()
+    """Offline grammar rules switched off (ablations: ``navqa eval --ablate no-rule-NAME``;
+    the names are :class:`~navqa.model.rules.GrammarRule`'s values)."""
 
     @field_validator("top_k", "max_depth", "judge_top_n", "agent_max_steps")
     @classmethod

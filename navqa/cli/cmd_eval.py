@@ -42,6 +42,7 @@ from navqa.cli.vkg_options import (
     resolve,
 )
 from navqa.errors import EvaluationError, InputError
+from navqa.model.rules import GrammarRule
 
 app = typer.Typer(
     help=("Evaluate a strategy on a VKG's question set (F1, Acc, NR, EM, empty-result rate, "
@@ -52,7 +53,10 @@ app = typer.Typer(
 
 _STRATEGY_HELP = "navqa, agent, cot, sparqlgen, or gold (submits the gold query: a self-check)."
 _ABLATE_HELP = ("Switch a component off (repeatable): no-aoc, no-ise, no-type-filter, "
-                "no-type-state, no-answer-type, no-values.")
+                "no-type-state, no-answer-type, no-values; or one grammar rule of the offline "
+                "pipeline: no-rule-NAME, NAME one of "
+                + ", ".join(r.value for r in GrammarRule) + " (docs/evaluation.md, "
+                "\"Ablations\").")
 
 _DATASET = typer.Option(None, "--dataset", dir_okay=False,
                         help="Question file (JSONL); recorded as split `custom`.")
@@ -78,16 +82,17 @@ _COMPARE_OUT = typer.Option(None, "--out", dir_okay=False,
 
 
 def _ablations(values: list[str] | None) -> list[str]:
-    from navqa.evaluation.runner import ABLATIONS
+    from navqa.evaluation.runner import ablation_names
 
+    known = ablation_names()
     out: list[str] = []
     for v in values or []:
         for name in (x.strip() for x in v.split(",")):
             if not name:
                 continue
-            if name not in ABLATIONS:
+            if name not in known:
                 raise typer.BadParameter(f"unknown ablation {name!r}; known: "
-                                         f"{', '.join(ABLATIONS)}", param_hint="--ablate")
+                                         f"{', '.join(known)}", param_hint="--ablate")
             if name not in out:
                 out.append(name)
     return out

@@ -93,7 +93,8 @@ from navqa.evaluation.rundir import (
     summarize_run,
 )
 from navqa.evaluation.shape import QueryShape, analyse_query, hop_bucket
-from navqa.model.events import Answer
+from navqa.model.events import Answer, QuerySynthesized
+from navqa.model.rules import GrammarRule
 from navqa.model.terms import AskResult, GraphResult, QueryResult
 from navqa.model.vkg_source import VkgSource
 from navqa.online.strategies import STRATEGIES as ONLINE_STRATEGIES
@@ -105,6 +106,8 @@ log = logging.getLogger(__name__)
 
 __all__ = [
     "ABLATIONS",
+    "RULE_ABLATION",
+    "ablation_names",
     "RESULTS_FILE",
     "RUN_FILE",
     "STRATEGIES",
@@ -128,6 +131,14 @@ ABLATIONS: dict[str, dict[str, bool]] = {
     "no-values": {"value_grounding": False},
 }
 """Ablation names and the :class:`~navqa.config.PipelineConfig` overrides they stand for."""
+
+RULE_ABLATION = "no-rule-"
+"""``no-rule-<rule>`` switches one :class:`~navqa.model.rules.GrammarRule` off."""
+
+
+def ablation_names() -> list[str]:
+    """Every ablation name: the components', then one per grammar rule."""
+    return [*ABLATIONS, *(RULE_ABLATION + r.value for r in GrammarRule)]
 
 
 ProgressFn = Callable[[int, int, "dict[str, Any] | None"], None]
@@ -215,10 +226,17 @@ def effective_config(config: NavqaConfig, *, ablations: Sequence[str] = (),
         EvaluationError: an unknown ablation name.
     """
     pipeline: dict[str, Any] = {}
+    rules = set(config.pipeline.disabled_rules)
     for name in ablations:
+        if name.startswith(RULE_ABLATION) and name[len(RULE_ABLATION):] in set(GrammarRule):
+            rules.add(GrammarRule(name[len(RULE_ABLATION):]))
+            continue
         if name not in ABLATIONS:
-            raise EvaluationError(f"unknown ablation {name!r}; known: {', '.join(ABLATIONS)}")
+            raise EvaluationError(f"unknown ablation {name!r}; known: "
+                                  f"{', '.join(ablation_names())}")
         pipeline.update(ABLATIONS[name])
+    if rules:
+        pipeline["disabled_rules"] = sorted(rules)
     llm_over: dict[str, Any] = {}
     if llm is not None:
         if llm not in ("none", "openai"):
@@ -348,6 +366,7 @@ class _Evaluator:
         ordered = q.ordered if q.ordered is not None else job.shape.ordered
         s = score(job.gold.result, result, ordered=ordered)
         g = grounding_of(job.shape, ans.events)
+        synthesized = [e for e in ans.events if isinstance(e, QuerySynthesized)]
         features_file = list(q.features) if "features" in q.model_fields_set else None
         return {
             "id": q.id,
@@ -375,6 +394,9 @@ class _Evaluator:
             "features": sorted(job.shape.features),
             "features_file": features_file,
             "trap": list(q.trap),
+            # the grammar rules that shaped the last query written (ablations answer again
+            # only the questions where a rule fired)
+            "rules": [r.value for r in synthesized[-1].rules] if synthesized else [],
             "timings": {("pipeline" if k == "total" else k): float(v)
                         for k, v in ans.timings.items()},
             "seconds": seconds,

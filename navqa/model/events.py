@@ -13,6 +13,7 @@ from typing import ClassVar, Literal
 
 from navqa.model.graph import Edge
 from navqa.model.iri import IRI
+from navqa.model.rules import GrammarRule
 from navqa.model.terms import QueryResult
 
 Method = Literal["llm", "offline"]
@@ -169,6 +170,15 @@ class ValueGrounding:
     classes: tuple[IRI, ...] = ()
 
 
+class UngroundedWhy(StrEnum):
+    """Why a value mention is not grounded: the probes ran and found no such value
+    (``not-found``), or its probe failed (``probe-failed``: timed out or errored, so it is
+    not known whether the data holds it)."""
+
+    NOT_FOUND = "not-found"
+    PROBE_FAILED = "probe-failed"
+
+
 @dataclass(frozen=True, slots=True)
 class UngroundedValue:
     """A value mention the probes did not find in the data.
@@ -182,12 +192,42 @@ class UngroundedValue:
         prop: The property of the nearest value, where the constraint is kept.
         kept: Whether the query keeps the constraint (``False`` for a name that may not
             be a value at all, e.g. one capitalised word).
+        why: Not found, or not known because its probe failed.
     """
 
     mention: str
     nearest: tuple[str, ...] = ()
     prop: IRI | None = None
     kept: bool = True
+    why: UngroundedWhy = UngroundedWhy.NOT_FOUND
+
+
+class ValueProbe(StrEnum):
+    """A kind of value-grounding probe: a mention's exact or substring match, the nearest
+    stored values of an unmatched mention, the lower-case names of the question, the
+    classes of their subjects, a property's categorical values."""
+
+    EXACT = "exact"
+    SUBSTRING = "substring"
+    NEAREST = "nearest"
+    PHRASE = "phrase"
+    CLASSES = "classes"
+    CATEGORICAL = "categorical"
+
+
+@dataclass(frozen=True, slots=True)
+class ValueProbeFailure:
+    """A value-grounding probe that timed out or failed; grounding went on without it.
+
+    Attributes:
+        probe: Which probe.
+        mention: The value mention it was for (``None``: not one mention's probe).
+        error: The endpoint's error, one line.
+    """
+
+    probe: ValueProbe
+    mention: str | None
+    error: str
 
 
 @dataclass(frozen=True)
@@ -265,13 +305,18 @@ class ValuesGrounded(Event):
     groundings: tuple[ValueGrounding, ...]
     enabled: bool = True
     ungrounded: tuple[UngroundedValue, ...] = ()
+    failures: tuple[ValueProbeFailure, ...] = ()
 
 
 @dataclass(frozen=True)
 class QuerySynthesized(Event):
+    """The query written; ``rules``: the switchable grammar rules that shaped it (offline
+    synthesis; see :mod:`navqa.model.rules`)."""
+
     stage: ClassVar[str] = "synthesis"
     sparql: str
     method: Method
+    rules: tuple[GrammarRule, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -308,6 +353,16 @@ class QueryExecuted(Event):
     sparql: str
     rows: int
     empty: bool
+
+
+@dataclass(frozen=True)
+class AggregateVacuous(Event):
+    """An aggregate-only query's one row (0, empty or unbound) aggregates nothing: a
+    bounded ``ask`` of its WHERE clause found no solution (:mod:`navqa.online.saga.vacuous`)."""
+
+    stage: ClassVar[str] = "execution"
+    sparql: str
+    ask: str
 
 
 @dataclass(frozen=True)
@@ -356,7 +411,9 @@ class ConfidenceReason(StrEnum):
 
     NO_RESULT = "no-result"
     EMPTY_RESULT = "empty-result"
+    EMPTY_AGGREGATE = "empty-aggregate"
     VALUE_NOT_FOUND = "value-not-found"
+    VALUE_PROBE_FAILED = "value-probe-failed"
     UNPLACED_VALUE = "unplaced-value"
     UNPLACED_CONSTRAINT = "unplaced-constraint"
     UNPLACED_TERM = "unplaced-term"
@@ -405,11 +462,13 @@ class UnplacedWhy(StrEnum):
     ``not-in-query``: the query does not use the part (a grounded value, a phrase, a
     comparison or superlative). ``not-in-data``: the query keeps it as written, but the
     data holds no such value (placed, not found: an empty answer is then expected).
+    ``probe-failed``: the value's probe timed out or failed, so it was not placed.
     """
 
     NOT_GROUNDED = "not-grounded"
     NOT_IN_QUERY = "not-in-query"
     NOT_IN_DATA = "not-in-data"
+    PROBE_FAILED = "probe-failed"
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from navqa.errors import SparqlSyntaxError
 from navqa.model.cost import CostVerdict
 from navqa.model.events import (
+    AggregateVacuous,
     Alternative,
     AlternativeKind,
     AnswerTypePredicted,
@@ -39,6 +40,7 @@ from navqa.model.events import (
     Reason,
     ScoredTerm,
     SubgraphsReranked,
+    UngroundedWhy,
     UnplacedPart,
     UnplacedWhy,
     ValueMention,
@@ -62,7 +64,9 @@ MAX_ALTERNATIVES = 3
 PENALTY: dict[ConfidenceReason, tuple[float, ConfidenceLevel]] = {
     ConfidenceReason.NO_RESULT: (1.0, ConfidenceLevel.NONE),
     ConfidenceReason.EMPTY_RESULT: (0.5, ConfidenceLevel.LOW),
+    ConfidenceReason.EMPTY_AGGREGATE: (0.5, ConfidenceLevel.LOW),
     ConfidenceReason.VALUE_NOT_FOUND: (0.4, ConfidenceLevel.LOW),
+    ConfidenceReason.VALUE_PROBE_FAILED: (0.4, ConfidenceLevel.LOW),
     ConfidenceReason.UNPLACED_VALUE: (0.35, ConfidenceLevel.LOW),
     ConfidenceReason.UNPLACED_CONSTRAINT: (0.3, ConfidenceLevel.LOW),
     ConfidenceReason.UNPLACED_TERM: (0.2, ConfidenceLevel.MEDIUM),
@@ -110,7 +114,24 @@ def assess(question: str, events: Sequence[Event], *, sparql: str | None,
     elif result.is_empty:
         reasons.append(Reason(ConfidenceReason.EMPTY_RESULT, "the query ran and returned "
                                                               "nothing"))
+    elif any(isinstance(e, AggregateVacuous) and e.sparql == sparql for e in events):
+        reasons.append(Reason(ConfidenceReason.EMPTY_AGGREGATE,
+                              "the aggregated pattern matched nothing: the value aggregates "
+                              "no solution"))
     reasons += [_part_reason(p) for p in unplaced]
+    # a failed probe whose mention is not already an unplaced part (the lower-case names,
+    # a categorical value set, the nearest values of a mention)
+    failed_parts = {p.text.lower() for p in unplaced if p.why is UnplacedWhy.PROBE_FAILED}
+    for e in events:
+        if isinstance(e, ValuesGrounded):
+            reasons += [Reason(ConfidenceReason.VALUE_PROBE_FAILED,
+                               f"the {f.probe.value} probe"
+                               + (f" for {f.mention!r}" if f.mention else "")
+                               + f" failed, grounding went on without it: {f.error}")
+                        for f in e.failures if f.mention is None or (
+                            f.mention.lower() not in failed_parts
+                            and all(g.mention.lower() != f.mention.lower()
+                                    for g in e.groundings))]
     if any(isinstance(e, QueryRepaired) or (isinstance(e, QueryChecked) and e.repaired)
            for e in events):
         reasons.append(Reason(ConfidenceReason.QUERY_REPAIRED, "the query was repaired"))
@@ -156,6 +177,7 @@ def _unplaced(question: str, events: Sequence[Event], sparql: str | None, used: 
         mentioned.mentions.values if isinstance(mentioned, MentionsExtracted) else ())
     stored: dict[str, list[str]] = {}
     missing: dict[str, tuple[str, ...]] = {}
+    failed: set[str] = set()
     for e in events:
         if isinstance(e, ValuesGrounded):
             for g in e.groundings:
@@ -163,6 +185,8 @@ def _unplaced(question: str, events: Sequence[Event], sparql: str | None, used: 
                     stored.setdefault(g.mention.lower(), []).append(g.stored)
             for u in e.ungrounded:
                 missing[u.mention.lower()] = u.nearest
+                if u.why is UngroundedWhy.PROBE_FAILED:
+                    failed.add(u.mention.lower())
     text = sparql or ""
     out: list[UnplacedPart] = []
     seen: set[str] = set()
@@ -173,7 +197,9 @@ def _unplaced(question: str, events: Sequence[Event], sparql: str | None, used: 
         seen.add(key)
         in_query = any(_has_value(text, s, v.kind) for s in [*stored.get(key, []), v.text])
         span = _span(question, v.text)
-        if key in missing:
+        if key in failed:
+            out.append(UnplacedPart(v.text, PartKind.VALUE, UnplacedWhy.PROBE_FAILED, span))
+        elif key in missing:
             why = UnplacedWhy.NOT_IN_DATA if in_query else UnplacedWhy.NOT_GROUNDED
             out.append(UnplacedPart(v.text, PartKind.VALUE, why, span, missing[key]))
         elif not in_query:
@@ -201,6 +227,10 @@ def _part_reason(p: UnplacedPart) -> Reason:
     if p.why is UnplacedWhy.NOT_IN_DATA:
         return Reason(ConfidenceReason.VALUE_NOT_FOUND,
                       f"{p.text!r} is in the query but was not found in the data{near}")
+    if p.why is UnplacedWhy.PROBE_FAILED:
+        return Reason(ConfidenceReason.VALUE_PROBE_FAILED,
+                      f"the probe for {p.text!r} failed, so it was not looked up in the "
+                      f"data and the query does not use it")
     if p.why is UnplacedWhy.NOT_GROUNDED:
         return Reason(ConfidenceReason.VALUE_NOT_FOUND,
                       f"{p.text!r} was not found in the data and the query does not use "

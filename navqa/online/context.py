@@ -106,7 +106,7 @@ class LexicalProfile:
 
     Attributes:
         name: Its labels and the words of its local name.
-        comment: Its comments.
+        comment: Its comments and other textual annotations (``notes``).
         source: For a property, the names of the columns its mappings read; for a
             class, the tables of its subject's columns.
     """
@@ -242,7 +242,11 @@ class SchemaContext:
 
         An entailed ⟨City, partOfRegion, Place⟩ (range inherited from ``locatedIn``) adds
         nothing next to the declared ⟨City, partOfRegion, Region⟩, and would let a path
-        treat any Place — a Station — as a region.
+        treat any Place — a Station — as a region. An edge is subsumed only by one whose
+        source is the same class or a *superclass* (it holds for every instance the edge
+        does): ⟨Facility, name⟩ is not subsumed by ⟨TUFacility, name⟩ (a fixed facility,
+        not a TUFacility, still has a name), while ⟨TUFacility, name⟩ adds nothing next to
+        ⟨Facility, name⟩ (:meth:`neighbours` inherits it).
         """
         sup = self.ontology.superclasses
         by_prop: dict[IRI, list[Edge]] = {}
@@ -253,7 +257,7 @@ class SchemaContext:
             for e in edges:
                 subsumed = any(
                     o is not e and o.is_data == e.is_data
-                    and (o.source == e.source or e.source in sup(o.source))
+                    and (o.source == e.source or o.source in sup(e.source))
                     and (o.target == e.target or (not e.is_data and e.target in sup(o.target)))
                     and (o.source, o.target) != (e.source, e.target)
                     for o in edges)
@@ -384,7 +388,8 @@ class SchemaContext:
         for iri in [*self.class_ids, *self.prop_ids]:
             entity = self.ontology.entity(iri)
             labels = [x.text for x in entity.labels] if entity is not None else []
-            comments = [x.text for x in entity.comments] if entity is not None else []
+            comments = [x.text for x in (*entity.comments, *entity.notes)
+                        ] if entity is not None else []
             refs = columns.get(iri, ())
             # a property is named by its columns; its table names the class it is on
             part = 0 if iri in self._cls_pos else 2

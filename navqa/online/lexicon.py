@@ -46,6 +46,8 @@ class Phenomenon(Enum):
     COMPARATIVE_GE = "comparison: at least"
     COMPARATIVE_LT = "comparison: less than"
     COMPARATIVE_LE = "comparison: at most"
+    COMPARATIVE_GE_AFTER = "comparison after the number: 50 years or more"
+    COMPARATIVE_LE_AFTER = "comparison after the number: 3 km or less"
     DATE_AFTER = "temporal preposition: after"
     DATE_SINCE = "temporal preposition: since (inclusive)"
     DATE_BEFORE = "temporal preposition: before"
@@ -140,6 +142,12 @@ LEXICON: tuple[Cue, ...] = (
     Cue(Phenomenon.COMPARATIVE_LT, ("less than", "fewer than", "smaller than", "lower than",
                                     "shorter than", "earlier than", "under", "below")),
     Cue(Phenomenon.COMPARATIVE_LE, ("at most", "no more than", "up to")),
+    Cue(Phenomenon.COMPARATIVE_GE_AFTER, ("or more", "or greater", "or higher", "or above",
+                                          "or longer", "or larger", "or later", "or over",
+                                          "and above", "and over", "and more", "and later")),
+    Cue(Phenomenon.COMPARATIVE_LE_AFTER, ("or less", "or fewer", "or lower", "or below",
+                                          "or shorter", "or smaller", "or earlier", "or under",
+                                          "and below", "and under", "and less", "and earlier")),
     Cue(Phenomenon.DATE_AFTER, _w("after")),
     Cue(Phenomenon.DATE_SINCE, _w("since")),
     Cue(Phenomenon.DATE_BEFORE, _w("before")),

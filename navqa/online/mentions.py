@@ -138,7 +138,22 @@ def _number(text: str) -> str:
     return text.replace(",", "")
 
 
-def _comparator_before(question: str, start: int) -> str:
+# "50 years or more", "3 km or less": the comparison after the number (and its unit)
+_COMPARATOR_AFTER = [
+    (re.compile(rf"^\s*(?:[a-zà-ÿ%]+\s+){{0,2}}?(?:{pattern(Phenomenon.COMPARATIVE_GE_AFTER)})",
+                re.I), ">="),
+    (re.compile(rf"^\s*(?:[a-zà-ÿ%]+\s+){{0,2}}?(?:{pattern(Phenomenon.COMPARATIVE_LE_AFTER)})",
+                re.I), "<="),
+]
+
+
+def _comparator_before(question: str, start: int, end: int | None = None) -> str:
+    """The comparison a value takes: a cue before it ("more than 5"), or, when ``end`` is
+    given, a postposed one right after it and its unit ("5 years or more")."""
+    if end is not None:
+        for after, op in _COMPARATOR_AFTER:
+            if after.match(question[end:end + 40]):
+                return op
     window = question[max(0, start - 30):start].lower()
     if _RANGE_HIGH.search(window):
         return "<="
@@ -205,7 +220,8 @@ def extract_mentions(question: str, *, max_ngram: int = 3) -> Mentions:
             m.start(), m.end())
     for m in _DATE.finditer(question):
         if free(m.start(), m.end()):
-            add(ValueMention(m.group(0), "date", _comparator_before(question, m.start())),
+            add(ValueMention(m.group(0), "date",
+                             _comparator_before(question, m.start(), m.end())),
                 m.start(), m.end())
     for m in _TIME.finditer(question):
         if free(m.start(), m.end()):
@@ -247,17 +263,19 @@ def extract_mentions(question: str, *, max_ngram: int = 3) -> Mentions:
         add(_string_value(question, text, a, b, quoted=False), a, b)
     for m in _YEAR.finditer(question):
         if free(m.start(), m.end()):
-            add(ValueMention(m.group(1), "year", _comparator_before(question, m.start())),
+            add(ValueMention(m.group(1), "year",
+                             _comparator_before(question, m.start(), m.end())),
                 m.start(), m.end())
     for m in _NUMBER.finditer(question):
         if free(m.start(), m.end()):
             add(ValueMention(_number(m.group(1)), "number",
-                             _comparator_before(question, m.start())), m.start(), m.end())
+                             _comparator_before(question, m.start(), m.end())),
+                m.start(), m.end())
     for word, n in _NUMBER_WORDS.items():
         for m in re.finditer(rf"\b{word}\b", question, re.I):
-            if free(m.start(), m.end()) and _comparator_before(question, m.start()) != "=":
-                add(ValueMention(str(n), "number", _comparator_before(question, m.start())),
-                    m.start(), m.end())
+            cmp = _comparator_before(question, m.start(), m.end())
+            if free(m.start(), m.end()) and cmp != "=":
+                add(ValueMention(str(n), "number", cmp), m.start(), m.end())
     # Content words outside value spans → n-gram mentions.
     masked = list(question)
     for a, b in taken:

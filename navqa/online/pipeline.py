@@ -43,10 +43,13 @@ from navqa.model.events import (
     SubgraphExpanded,
     SubgraphsReranked,
     SubgraphVerbalized,
+    ValueProbe,
+    ValueProbeFailure,
     ValuesGrounded,
 )
 from navqa.model.iri import IRI
 from navqa.model.llm import Message, Response
+from navqa.model.rules import GrammarRule
 from navqa.offline.artifacts import IndexBundle
 from navqa.online.answer_type import offline_answer_type, root_bonus
 from navqa.online.check import CheckResult, check_query
@@ -66,14 +69,21 @@ from navqa.online.judge import Judge, LLMJudge, OfflineJudge
 from navqa.online.linking import LEXICAL_WEIGHT, link
 from navqa.online.mentions import LLMMentionExtractor, extract_mentions
 from navqa.online.phrase_values import ground_phrases
+from navqa.online.saga.vacuous import detect as detect_vacuous
 from navqa.online.state import AskState
 from navqa.online.strategies import STRATEGIES, Stages, StrategyRegistry, registry
 from navqa.online.synth_llm import LLMSynthesizer
 from navqa.online.synth_offline import OfflineSynthesizer
-from navqa.online.values import CategoricalVocabulary, ground_mentions
+from navqa.online.synth_spatial import GEO, parse_spatial
+from navqa.online.values import CategoricalVocabulary, ground_mentions, probe_failure
 from navqa.online.verbalize import compact_listing, edge_cost, token_count, verbalize
 
 __all__ = ["STRATEGIES", "AskState", "CountingLLM", "Pipeline", "run_navqa"]
+
+GEOMETRY_CHAINS = ((GEO + "hasDefaultGeometry", GEO + "asWKT"),
+                   (GEO + "hasGeometry", GEO + "asWKT"))
+"""What a spatial question needs shown on its classes: a feature's geometry and its WKT
+(the OGC GeoSPARQL terms, see :mod:`navqa.online.synth_spatial`)."""
 
 
 class CountingLLM:
@@ -154,7 +164,8 @@ class Pipeline:
 
             reranker = make_reranker(config, ctx.embedder, self.llm)
         self.reranker = reranker
-        self.offline_synth = OfflineSynthesizer(ctx)
+        self.offline_synth = OfflineSynthesizer(ctx,
+                                                disabled=config.pipeline.disabled_rules)
         self.vocabulary = CategoricalVocabulary(ctx, endpoint,
                                                 timeout=config.runtime.query_timeout_s)
         self.candidate_filter: CandidateFilter | None = self._make_filter()
@@ -308,10 +319,13 @@ class Pipeline:
             yield ValuesGrounded(groundings=(), enabled=False)
             return
         t = time.perf_counter()
+        # a probe that times out or fails is recorded and grounding goes on without it
+        probe_timeout = self.config.runtime.value_probe_timeout_s
         grounding = ground_mentions(self.ctx, self.endpoint, list(st.mentions.values),
-                                    timeout=self.config.runtime.query_timeout_s)
+                                    timeout=probe_timeout)
         st.groundings, probes = grounding.found, grounding.probes
         st.ungrounded = grounding.missing
+        failures = list(grounding.failures)
         if st.linking is not None:
             at = st.answer_type
             classes = list(dict.fromkeys([*([at.cls] if at is not None and at.cls else []),
@@ -319,24 +333,19 @@ class Pipeline:
             named = {g.mention.text.lower() for g in st.groundings}
             vocab = {self.ctx.label(x.iri) for x in st.linking.classes} | {
                 self.ctx.label(x.iri) for x in st.linking.properties if x.score >= 0.45}
-            extra, more = self.vocabulary.match(st.question, classes, vocab)
+            try:
+                extra, more = self.vocabulary.match(st.question, classes, vocab)
+            except EndpointError as e:
+                failures.append(probe_failure(ValueProbe.CATEGORICAL, None, e))
+                extra, more = [], 1
             st.groundings += [g for g in extra if g.mention.text.lower() not in named]
             # a categorical value the question spells out inside a name grounds that name
             st.ungrounded = [u for u in st.ungrounded if not any(
                 g.stored.lower() in u.mention.text.lower() for g in extra)]
             probes += more
             # names written in lower case ("expressed in the brain") are no mentions
-            lower = ground_phrases(
-                self.ctx, self.endpoint, st.question, classes=classes,
-                answer_noun=at.phrase if at is not None and at.cls else "", vocabulary=vocab,
-                grounded=st.groundings, timeout=self.config.runtime.query_timeout_s,
-                numbers=[v.text for v in st.mentions.values if v.kind != "string"])
-            gone = lower.superseded
-            st.groundings = [g for g in st.groundings if g.mention.text not in gone] + lower.found
-            st.ungrounded = [u for u in st.ungrounded if u.mention.text not in gone]
-            st.mentions = replace(st.mentions, values=tuple(
-                v for v in st.mentions.values if v.text not in gone))
-            probes += lower.probes
+            if GrammarRule.LOWERCASE_VALUE not in self.config.pipeline.disabled_rules:
+                probes += self._ground_lower_case(st, classes, vocab, probe_timeout, failures)
         at = st.answer_type
         if st.linking is not None and at is not None and at.attribute and at.cls is None:
             # "What is the population of Dunmere?": the answer hangs off the named thing.
@@ -346,7 +355,31 @@ class Pipeline:
                         st.linking.classes.append(ScoredTerm(c, 0.0, self.ctx.label(c)))
         yield ValuesGrounded(groundings=tuple(g.event(probes) for g in st.groundings),
                              ungrounded=tuple(u.event() for u in st.ungrounded),
-                             seconds=time.perf_counter() - t)
+                             failures=tuple(failures), seconds=time.perf_counter() - t)
+
+    def _ground_lower_case(self, st: AskState, classes: list[IRI], vocab: set[str],
+                           probe_timeout: float, failures: list[ValueProbeFailure]) -> int:
+        """Ground the stored names the question writes in lower case
+        (:mod:`navqa.online.phrase_values`); returns the probes spent."""
+        assert st.mentions is not None
+        at = st.answer_type
+        lower = ground_phrases(
+            self.ctx, self.endpoint, st.question, classes=classes,
+            answer_noun=at.phrase if at is not None and at.cls else "", vocabulary=vocab,
+            grounded=st.groundings, timeout=probe_timeout,
+            numbers=[v.text for v in st.mentions.values if v.kind != "string"])
+        failures += lower.failures
+        gone = lower.superseded
+        st.groundings = [g for g in st.groundings if g.mention.text not in gone] + lower.found
+        # a mention whose own probe failed may be found by the n-gram probe after all
+        rescued = {g.mention.text.lower() for g in lower.found}
+        st.ungrounded = [u for u in st.ungrounded if u.mention.text not in gone
+                         and not (u.failed and u.mention.text.lower() in rescued)]
+        st.mentions = replace(st.mentions, values=tuple(
+            v for v in st.mentions.values if v.text not in gone))
+        if lower.found:
+            st.rules.add(GrammarRule.LOWERCASE_VALUE)
+        return lower.probes
 
     def _scorer(self, st: AskState) -> Scorer:
         assert st.linking is not None
@@ -421,7 +454,9 @@ class Pipeline:
         relevance = {p: s + LEXICAL_WEIGHT * lk.lexical.get(p, 0.0)
                      for p, s in lk.property_scores.items()}
         return ContextRequest(anchors=tuple(anchors), classes=tuple(c.iri for c in lk.classes),
-                              relevance=relevance, lexical=dict(lk.lexical))
+                              relevance=relevance, lexical=dict(lk.lexical),
+                              linked=tuple(p.iri for p in lk.properties),
+                              chains=GEOMETRY_CHAINS if parse_spatial(st.question) else ())
 
     def rerank(self, st: AskState) -> Iterator[Event]:
         """Choose the subgraph that best matches the question."""
@@ -451,11 +486,15 @@ class Pipeline:
                 reach = [a for a in anchors if a in _lineage_closure(self.ctx, sub.nodes)]
                 total = (0.4 * total + st.linking.class_scores.get(r, 0.0)
                          + (0.15 * len(reach) / len(anchors) if anchors else 0.0))
-                if at is not None and at.named:  # the wh-phrase names the answer class
-                    total += 0.6 * answer
+                if at is not None and at.named and GrammarRule.ANSWER_CLASS not in \
+                        self.config.pipeline.disabled_rules:
+                    total += 0.6 * answer  # the wh-phrase names the answer class
             final.append(ScoredTerm(r, round(total, 4), self.ctx.label(r)))
         final.sort(key=lambda x: -x.score)
         st.chosen = final[0].iri
+        if at is not None and at.named and root_bonus(at, st.chosen, sup(st.chosen)) and \
+                GrammarRule.ANSWER_CLASS not in self.config.pipeline.disabled_rules:
+            st.rules.add(GrammarRule.ANSWER_CLASS)
         yield SubgraphsReranked(scores=tuple(final), chosen=st.chosen,
                                 method=getattr(self.reranker, "name", "reranker"),
                                 seconds=time.perf_counter() - t)
@@ -464,6 +503,7 @@ class Pipeline:
         """Write the query (LLM or offline) and check it."""
         assert st.mentions is not None and st.linking is not None and st.chosen is not None
         t = time.perf_counter()
+        rules = set(st.rules)
         if self.llm is not None:
             sparql = LLMSynthesizer(self.llm)(st.question, st.verbalized[st.chosen],
                                                self.ctx.prefixes, st.groundings, feedback)
@@ -473,9 +513,10 @@ class Pipeline:
                                               st.groundings, st.subgraphs[st.chosen],
                                               ungrounded=st.ungrounded)
             st.plan = plan
+            rules |= plan.rules
             method = "offline"
         yield QuerySynthesized(sparql=sparql, method=method,  # type: ignore[arg-type]
-                               seconds=time.perf_counter() - t)
+                               rules=tuple(sorted(rules)), seconds=time.perf_counter() - t)
         st.sparql = sparql
 
     def check(self, st: AskState) -> Iterator[Event]:
@@ -539,7 +580,12 @@ def run_navqa(pipe: Stages, st: AskState) -> Iterator[Event]:
         if kept is not None:
             st.sparql, st.plan = kept
     yield from pipe.execute(st, guard=pipe.cost_guard is None)
-    if st.result is not None and st.result.is_empty and pipe.config.pipeline.repair_attempts > 0:
+    vacuous: list[Event] = []
+    if st.result is not None and not st.result.is_empty:  # an aggregate over nothing is empty
+        vacuous = list(detect_vacuous(pipe, st))
+        yield from vacuous
+    if st.result is not None and (st.result.is_empty or vacuous) and \
+            pipe.config.pipeline.repair_attempts > 0:
         yield from registry.repair()(pipe, st)
 
 

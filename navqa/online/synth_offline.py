@@ -46,6 +46,7 @@ import numpy as np
 
 from navqa.model.events import Mentions, ValueMention
 from navqa.model.iri import IRI, OWL_THING, RDF_TYPE, XSD, local_name
+from navqa.model.rules import GrammarRule
 from navqa.online.context import BOOLEAN, DATES, NUMERIC, TIMES, Neighbour, SchemaContext
 from navqa.online.expansion import Subgraph
 from navqa.online.lexicon import (
@@ -109,8 +110,21 @@ class OfflineSynthesizer:
 
     method = "offline"
 
-    def __init__(self, ctx: SchemaContext) -> None:
+    def __init__(self, ctx: SchemaContext, *,
+                 disabled: frozenset[GrammarRule] = frozenset()) -> None:
         self.ctx = ctx
+        self.disabled = disabled
+        """Rules switched off (an ablation, ``pipeline.disabled_rules``); configuration,
+        not per-call state: the rules a query used are on its :class:`Plan`."""
+
+    def _on(self, plan: Plan, rule: GrammarRule, applied: object = True) -> bool:
+        """Whether ``rule`` is switched on; when ``applied`` is truthy too, the plan
+        records that the rule shaped it."""
+        if rule in self.disabled:
+            return False
+        if applied:
+            plan.rules.add(rule)
+        return True
 
     # -- helpers -------------------------------------------------------------------------
 
@@ -192,9 +206,10 @@ class OfflineSynthesizer:
         node_vars: dict[IRI, str] = {root: t}
 
         # a feature the answers are near ("within 3 km of X") is no anchor to join
-        spatial = parse_spatial(question)
+        spatial = parse_spatial(question) if GrammarRule.SPATIAL not in self.disabled else None
         far: list[GroundedValue] = []
         if spatial is not None and geometry_property(ctx, root) is not None:
+            plan.rules.add(GrammarRule.SPATIAL)
             far = measured_from(question, spatial, groundings)
             groundings = [g for g in groundings if g not in far]
         else:
@@ -205,15 +220,24 @@ class OfflineSynthesizer:
         for g in groundings:
             by_mention.setdefault(g.mention.text, []).append(g)
         negated_value = False
+        placed: set[tuple[IRI, tuple[IRI, ...]]] = set()  # (property, classes) of the anchors
         for text, options in by_mention.items():
             # "… but not in the brain": the value's join, on variables of its own, in MINUS
-            negated = is_negated(question, text)
+            negated = GrammarRule.NEGATED_VALUE not in self.disabled and is_negated(question, text)
+            # "expressed both in the testis and in the gonad": a second value of the same
+            # kind is a second join (one entity cannot be both), unless they are alternatives
+            conjoined = not shape.disjunction and not negated and any(
+                (g.prop, g.classes) in placed for g in options) and self._on(
+                plan, GrammarRule.CONJOINED_VALUES)
             start = len(plan.triples)
             choice = self._attach_anchor(plan, options, root, t, sub, linking,
-                                         {root: t} if negated else node_vars)
+                                         {root: t} if negated or conjoined else node_vars)
+            if choice is not None:
+                placed.add((choice.prop, choice.classes))
             if choice is not None and negated:
                 negate_since(plan, start)
                 negated_value = True
+                plan.rules.add(GrammarRule.NEGATED_VALUE)
                 plan.explain.append(f"value {text!r} negated: in MINUS")
             if choice is not None:
                 plan.explain.append(f"value {text!r} → {ctx.compact(choice.prop)} "
@@ -224,7 +248,10 @@ class OfflineSynthesizer:
             if u.kept:
                 self._keep_ungrounded(plan, u, root, t, sub, linking, node_vars)
         # string patterns ("a name starting with 'Cec'"): FILTERs on the target
-        add_string_filters(ctx, plan, mentions, root, t, disjunction=shape.disjunction)
+        if GrammarRule.STRING_PATTERN not in self.disabled:
+            before = len(plan.filters)
+            add_string_filters(ctx, plan, mentions, root, t, disjunction=shape.disjunction)
+            self._on(plan, GrammarRule.STRING_PATTERN, len(plan.filters) > before)
         if shape.disjunction:
             disjoin(plan)
         distance = place_spatial(ctx, plan, spatial, t, root, far) if spatial else None
@@ -232,7 +259,12 @@ class OfflineSynthesizer:
         # 4. booleans on the target, and values it must not have
         self._booleans(plan, question, mentions, linking, t, root)
         # (a negated value already says what the answers are not related to)
-        if negated_value or not negate_relation(ctx, plan, question, t, root, self._phrase_vec):
+        negated_relation = not negated_value and \
+            GrammarRule.NEGATED_RELATION not in self.disabled and \
+            negate_relation(ctx, plan, question, t, root, self._phrase_vec)
+        if negated_relation:
+            plan.rules.add(GrammarRule.NEGATED_RELATION)
+        else:
             self._missing_values(plan, question, t, root)
 
         # 3. numeric / date / time filters (the bound of "the top 5" is no value)
@@ -240,9 +272,11 @@ class OfflineSynthesizer:
         bound = {o.bound_text, str(o.limit)} if o is not None and o.bound_text else set()
         bound |= {spatial.number_text} if spatial is not None and spatial.number_text else set()
         # "more than 60 different Y": a bound on a count per answer (HAVING), no value
-        if shape.count_bound is not None and not shape.yes_no and bound_by_count(
+        if shape.count_bound is not None and not shape.yes_no \
+                and GrammarRule.COUNT_BOUND not in self.disabled and bound_by_count(
                 ctx, plan, shape.count_bound, root, t,
                 lambda start, goals: self._path(start, goals, sub, linking)) is not None:
+            plan.rules.add(GrammarRule.COUNT_BOUND)
             bound |= {shape.count_bound.number_text, str(shape.count_bound.value)}
         for v in mentions.values:
             if v.kind != "string" and v.text not in bound:
@@ -250,7 +284,11 @@ class OfflineSynthesizer:
 
         # 5. answer form
         plan = self._answer_form(plan, question, shape, linking, sub, root, t)
-        only_current(ctx, plan, question)  # "currently": intervals without an end date
+        if GrammarRule.PRESENT_TIME not in self.disabled:
+            # "currently": intervals without an end date
+            before = len(plan.filters)
+            only_current(ctx, plan, question)
+            self._on(plan, GrammarRule.PRESENT_TIME, len(plan.filters) > before)
         if spatial is not None and distance is not None:
             project_distance(plan, spatial, distance)
         return render(ctx.prefixes, plan), plan
@@ -265,11 +303,15 @@ class OfflineSynthesizer:
         if plan.having:  # grouped by a bound on a count (synth_counting.bound_by_count)
             return plan
         # "Which X has the most Y?": ranked by a count of Y, when Y names a class
-        if shape.count_rank is not None and rank_by_count(
+        if shape.count_rank is not None and GrammarRule.COUNT_RANK not in self.disabled \
+                and rank_by_count(
                 ctx, plan, shape.count_rank, root, t,
                 lambda start, goals: self._path(start, goals, sub, linking)) is not None:
+            plan.rules.add(GrammarRule.COUNT_RANK)
             return plan
-        if shape.count and shape.per_year and count_per_year(ctx, plan, question, t) is not None:
+        if shape.count and shape.per_year and GrammarRule.PER_YEAR not in self.disabled \
+                and count_per_year(ctx, plan, question, t) is not None:
+            plan.rules.add(GrammarRule.PER_YEAR)
             return plan
         if shape.count:
             count = f"(COUNT(DISTINCT {t}) AS ?count)"
@@ -336,7 +378,7 @@ class OfflineSynthesizer:
                     if root is not None and sub is not None and linking is not None else None
                 if joined is not None and joined not in plan.select:
                     plan.select.append(joined)
-                    if phrase in optional:
+                    if self._column_optional(plan, phrase, optional):
                         _optional_since(plan, before)
                 else:
                     plan.explain.append(f"no property for the asked column {phrase!r}")
@@ -344,10 +386,18 @@ class OfflineSynthesizer:
             x = plan.data_var(ctx, *found)
             if x not in plan.select:
                 plan.select.append(x)
-                if phrase in optional:
+                maybe = self._column_optional(plan, phrase, optional)
+                if maybe:
                     _optional_since(plan, before)
                 plan.explain.append(f"column {phrase!r} → {ctx.compact(found[1])}"
-                                    + (" (optional)" if phrase in optional else ""))
+                                    + (" (optional)" if maybe else ""))
+
+    def _column_optional(self, plan: Plan, phrase: str, optional: frozenset[str]) -> bool:
+        """Whether a further column goes in OPTIONAL: when the question says its value may
+        be missing, or always when :attr:`GrammarRule.REQUIRED_COLUMN` is off."""
+        if phrase in optional:
+            return True
+        return not self._on(plan, GrammarRule.REQUIRED_COLUMN)
 
     def _group(self, plan: Plan, phrase: str | None, root: IRI, t: str, sub: Subgraph,
                linking: Linking, *, minimum: float = 0.35) -> str | None:

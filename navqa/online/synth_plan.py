@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from navqa.model.iri import IRI, XSD, local_name
+from navqa.model.rules import GrammarRule
 from navqa.model.terms import escape_string
 from navqa.online.context import SchemaContext
 from navqa.online.question_shape import Direction
@@ -69,6 +70,8 @@ class Plan:
     data_vars: dict[tuple[str, IRI], str] = field(default_factory=dict)
     explain: list[str] = field(default_factory=list)
     month_asked: bool = False
+    rules: set[GrammarRule] = field(default_factory=set)
+    """The switchable grammar rules that shaped this query (for ablations)."""
 
     def new_var(self, base: str) -> str:
         base = re.sub(r"[^A-Za-z0-9_]", "", base[:1].lower() + base[1:]) or "x"

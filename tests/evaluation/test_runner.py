@@ -48,6 +48,7 @@ from navqa.evaluation.runner import (
     run_eval,
 )
 from navqa.evaluation.summary import SUMMARY_KEYS
+from navqa.model.rules import GrammarRule
 from navqa.runtime.datasets import LocalDataset
 
 
@@ -378,3 +379,7 @@ def test_navqa_pipeline_offline(navqa_config: NavqaConfig, demo: Any,
     assert s["retention"] is None or 0 <= s["retention"] <= 1
     assert "linking" in s["latency"]
     assert len(lines(run)) == n
+    # each record names the grammar rules that shaped its query (for rule ablations)
+    records = read_results(run)
+    assert all(set(r["rules"]) <= {g.value for g in GrammarRule} for r in records)
+    assert any(r["rules"] for r in records)

@@ -117,3 +117,30 @@ def test_a_name_written_in_lower_case_finds_its_stored_spelling(demo_pipeline, v
     assert (g.prop, g.stored, g.classes) == (RAIL + "name", "Dunmere", (RAIL + "City",))
     [(population,)] = vkg("demo").sql("SELECT population FROM city WHERE name = 'Dunmere'")
     assert _column(answer) == {str(population)}, answer.sparql
+
+
+def test_words_the_grammar_reads_are_no_values() -> None:
+    # "the first ten alphabetically" is an ordering and a bound, not a stored "First"
+    grams = [s.text for s in content_ngrams(
+        "Which buildings are museums? Give the first ten alphabetically.")]
+    assert not {"first", "ten", "alphabetically", "first ten"} & set(grams), grams
+    assert "museums" in grams
+    # an ordinal inside a name of several words still counts ("second segment")
+    grams = [s.text for s in content_ngrams("Which genes are expressed in the second segment "
+                                            "of the antenna?")]
+    assert "second segment of the antenna" in grams
+
+
+def test_the_rule_is_recorded_and_can_be_switched_off(demo_pipeline) -> None:
+    from navqa.model.events import QuerySynthesized
+    from navqa.model.rules import GrammarRule
+
+    question = "what is the population of dunmere?"
+    on = demo_pipeline.ask(question)
+    [synth] = [e for e in on.events if isinstance(e, QuerySynthesized)]
+    assert GrammarRule.LOWERCASE_VALUE in synth.rules
+    cfg = demo_pipeline.config.with_overrides(pipeline={"disabled_rules": ["lowercase-value"]})
+    off = Pipeline(demo_pipeline.ctx, demo_pipeline.endpoint, cfg).ask(question)
+    assert "dunmere" not in _groundings(off)
+    [synth] = [e for e in off.events if isinstance(e, QuerySynthesized)]
+    assert GrammarRule.LOWERCASE_VALUE not in synth.rules

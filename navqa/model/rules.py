@@ -1,0 +1,47 @@
+"""The offline synthesizer's grammar rules that can be switched off one at a time.
+
+Each rule covers one question shape or one grounding step (docs/online.md, "The offline
+synthesizer"). Switching one off (``pipeline.disabled_rules``, or ``navqa eval --ablate
+no-rule-<name>``) is how the held-out discipline is applied: a rule that helps the dev
+split and not the test split is dropped. A query records the rules that shaped it
+(:class:`~navqa.model.events.QuerySynthesized` ``rules``), so an ablation only needs to
+answer again the questions where a rule fired.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+__all__ = ["GrammarRule"]
+
+
+class GrammarRule(StrEnum):
+    """A switchable rule of the offline pipeline, named for the shape it covers."""
+
+    COUNT_RANK = "count-rank"
+    """"Which X has the most Y?": GROUP BY X, ORDER BY the count of Y."""
+    COUNT_BOUND = "count-bound"
+    """"X with more than 60 different Y": GROUP BY X HAVING a bound on the count."""
+    PER_YEAR = "per-year"
+    """"How many X in each year?": GROUP BY the year of X's date."""
+    CONJOINED_VALUES = "conjoined-values"
+    """"expressed both in A and in B": a second value of the same kind gets a join of its
+    own (one entity cannot have both), unless the values are alternatives ("A or B")."""
+    STRING_PATTERN = "string-pattern"
+    """"a name starting with 'Cec'": STRSTARTS / STRENDS / CONTAINS on the target."""
+    NEGATED_VALUE = "negated-value"
+    """"… but not in the brain": the value's join in MINUS."""
+    NEGATED_RELATION = "negated-relation"
+    """"X that do not have any Y": MINUS of the relation one step away."""
+    PRESENT_TIME = "present-time"
+    """"currently / still": intervals without an end date, or ending in the future."""
+    SPATIAL = "spatial"
+    """"within 3 km of X", "how far apart": GeoSPARQL distances."""
+    REQUIRED_COLUMN = "required-column"
+    """A further projected column is required (an answer without it is left out) unless
+    the question says it may be missing ("… and its depth, if any": OPTIONAL). Off, every
+    further column is OPTIONAL."""
+    LOWERCASE_VALUE = "lowercase-value"
+    """Stored values written in lower case in the question ("expressed in the brain")."""
+    ANSWER_CLASS = "answer-class"
+    """The wh-phrase's head noun names the answer class, which the reranker favours as root."""
