@@ -204,14 +204,11 @@ class UngroundedValue:
 
 class ValueProbe(StrEnum):
     """A kind of value-grounding probe: a mention's exact or substring match, the nearest
-    stored values of an unmatched mention, the lower-case names of the question, the
-    classes of their subjects, a property's categorical values."""
+    stored values of an unmatched mention, a property's categorical values."""
 
     EXACT = "exact"
     SUBSTRING = "substring"
     NEAREST = "nearest"
-    PHRASE = "phrase"
-    CLASSES = "classes"
     CATEGORICAL = "categorical"
 
 

@@ -41,7 +41,3 @@ class GrammarRule(StrEnum):
     """A further projected column is required (an answer without it is left out) unless
     the question says it may be missing ("… and its depth, if any": OPTIONAL). Off, every
     further column is OPTIONAL."""
-    LOWERCASE_VALUE = "lowercase-value"
-    """Stored values written in lower case in the question ("expressed in the brain")."""
-    ANSWER_CLASS = "answer-class"
-    """The wh-phrase's head noun names the answer class, which the reranker favours as root."""

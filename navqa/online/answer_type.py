@@ -11,8 +11,11 @@ The noun phrase ends at its first plural word (only the head of an English compo
 plural: "which **drilling rigs** are …", "which **vehicles** owned by …"); a shorter prefix
 that lacks the head noun loses a little (:data:`MODIFIER_PENALTY`). When the class's label is
 the phrase or its head compound, or the genus of its comment says the head noun ("A railway
-**vehicle** identified by …"), the phrase *names* the class (:attr:`AnswerType.named`) and the
-offline reranker prefers it as the root outright (:func:`root_bonus`).
+**vehicle** identified by …"), the phrase *names* the class (:attr:`AnswerType.named`).
+The reranker favours the answer class as the root (:func:`root_bonus`); an extra
+preference for a *named* class was removed by the held-out ablation of 2026-12-01 (it
+changed one dev answer and no test answer: docs/evaluation.md), so ``named`` is recorded
+but decides nothing.
 
 The prior only *boosts* ranking; it never removes a candidate.
 """
@@ -60,7 +63,7 @@ class AnswerType:
         attribute: The question asks for a property of a named thing ("what is the X of").
         named: ``phrase`` names ``cls`` outright: the class's label (or its comment's first
             sentence) says the phrase's head noun, or ``cls`` stands in for an unmapped class
-            so named. Such a class is the answer class (:func:`root_bonus`).
+            so named (recorded; the reranker no longer reads it).
     """
 
     kind: AnswerKind

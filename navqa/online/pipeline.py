@@ -16,7 +16,6 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import replace
 from typing import Any
 
 from navqa.backends.protocols import LLM, Embedder, Reranker, SparqlEndpoint
@@ -44,7 +43,6 @@ from navqa.model.events import (
     SubgraphsReranked,
     SubgraphVerbalized,
     ValueProbe,
-    ValueProbeFailure,
     ValuesGrounded,
 )
 from navqa.model.iri import IRI
@@ -68,7 +66,6 @@ from navqa.online.expansion import (
 from navqa.online.judge import Judge, LLMJudge, OfflineJudge
 from navqa.online.linking import LEXICAL_WEIGHT, link
 from navqa.online.mentions import LLMMentionExtractor, extract_mentions
-from navqa.online.phrase_values import ground_phrases
 from navqa.online.saga.vacuous import detect as detect_vacuous
 from navqa.online.state import AskState
 from navqa.online.strategies import STRATEGIES, Stages, StrategyRegistry, registry
@@ -343,9 +340,6 @@ class Pipeline:
             st.ungrounded = [u for u in st.ungrounded if not any(
                 g.stored.lower() in u.mention.text.lower() for g in extra)]
             probes += more
-            # names written in lower case ("expressed in the brain") are no mentions
-            if GrammarRule.LOWERCASE_VALUE not in self.config.pipeline.disabled_rules:
-                probes += self._ground_lower_case(st, classes, vocab, probe_timeout, failures)
         at = st.answer_type
         if st.linking is not None and at is not None and at.attribute and at.cls is None:
             # "What is the population of Dunmere?": the answer hangs off the named thing.
@@ -356,30 +350,6 @@ class Pipeline:
         yield ValuesGrounded(groundings=tuple(g.event(probes) for g in st.groundings),
                              ungrounded=tuple(u.event() for u in st.ungrounded),
                              failures=tuple(failures), seconds=time.perf_counter() - t)
-
-    def _ground_lower_case(self, st: AskState, classes: list[IRI], vocab: set[str],
-                           probe_timeout: float, failures: list[ValueProbeFailure]) -> int:
-        """Ground the stored names the question writes in lower case
-        (:mod:`navqa.online.phrase_values`); returns the probes spent."""
-        assert st.mentions is not None
-        at = st.answer_type
-        lower = ground_phrases(
-            self.ctx, self.endpoint, st.question, classes=classes,
-            answer_noun=at.phrase if at is not None and at.cls else "", vocabulary=vocab,
-            grounded=st.groundings, timeout=probe_timeout,
-            numbers=[v.text for v in st.mentions.values if v.kind != "string"])
-        failures += lower.failures
-        gone = lower.superseded
-        st.groundings = [g for g in st.groundings if g.mention.text not in gone] + lower.found
-        # a mention whose own probe failed may be found by the n-gram probe after all
-        rescued = {g.mention.text.lower() for g in lower.found}
-        st.ungrounded = [u for u in st.ungrounded if u.mention.text not in gone
-                         and not (u.failed and u.mention.text.lower() in rescued)]
-        st.mentions = replace(st.mentions, values=tuple(
-            v for v in st.mentions.values if v.text not in gone))
-        if lower.found:
-            st.rules.add(GrammarRule.LOWERCASE_VALUE)
-        return lower.probes
 
     def _scorer(self, st: AskState) -> Scorer:
         assert st.linking is not None
@@ -486,15 +456,9 @@ class Pipeline:
                 reach = [a for a in anchors if a in _lineage_closure(self.ctx, sub.nodes)]
                 total = (0.4 * total + st.linking.class_scores.get(r, 0.0)
                          + (0.15 * len(reach) / len(anchors) if anchors else 0.0))
-                if at is not None and at.named and GrammarRule.ANSWER_CLASS not in \
-                        self.config.pipeline.disabled_rules:
-                    total += 0.6 * answer  # the wh-phrase names the answer class
             final.append(ScoredTerm(r, round(total, 4), self.ctx.label(r)))
         final.sort(key=lambda x: -x.score)
         st.chosen = final[0].iri
-        if at is not None and at.named and root_bonus(at, st.chosen, sup(st.chosen)) and \
-                GrammarRule.ANSWER_CLASS not in self.config.pipeline.disabled_rules:
-            st.rules.add(GrammarRule.ANSWER_CLASS)
         yield SubgraphsReranked(scores=tuple(final), chosen=st.chosen,
                                 method=getattr(self.reranker, "name", "reranker"),
                                 seconds=time.perf_counter() - t)
@@ -503,7 +467,7 @@ class Pipeline:
         """Write the query (LLM or offline) and check it."""
         assert st.mentions is not None and st.linking is not None and st.chosen is not None
         t = time.perf_counter()
-        rules = set(st.rules)
+        rules: set[GrammarRule] = set()
         if self.llm is not None:
             sparql = LLMSynthesizer(self.llm)(st.question, st.verbalized[st.chosen],
                                                self.ctx.prefixes, st.groundings, feedback)

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from navqa.errors import EndpointError
 from navqa.model.events import ErrorKind, Event, Mentions
 from navqa.model.iri import IRI
-from navqa.model.rules import GrammarRule
 from navqa.model.terms import QueryResult
 from navqa.online.answer_type import AnswerType
 from navqa.online.check import CheckResult
@@ -65,5 +64,3 @@ class AskState:
     check: CheckResult | None = None
     execution_error: EndpointError | None = None
     repair_probes: int = 0
-    rules: set[GrammarRule] = field(default_factory=set)
-    """Switchable rules of the stages before synthesis that shaped this answer."""

@@ -1,7 +1,7 @@
 """A value probe that times out or fails is not a question failure.
 
 Value grounding sends bounded probes (a mention's exact and substring match, the nearest
-stored values of an unmatched mention, the question's lower-case names). One that times
+stored values of an unmatched mention, a categorical value set). One that times
 out or errors is recorded on :class:`ValuesGrounded`, the pipeline goes on without that
 grounding, the mention is reported as not placed and the answer's confidence drops. An
 unreachable endpoint still stops the question. The stand-in endpoint below fails only the
@@ -25,7 +25,6 @@ from navqa.model.events import (
     ValuesGrounded,
 )
 from navqa.model.terms import AskResult, GraphResult, QueryResult, SelectResult
-from navqa.online.phrase_values import PROBE_LIMIT
 from navqa.online.pipeline import Pipeline
 from navqa.online.values import LIMIT, NEAR_LIMIT, probe_query
 
@@ -68,10 +67,6 @@ def _mention_probe(q: str) -> bool:
             and "aster coast line" in q)
 
 
-def _phrase_probe(q: str) -> bool:
-    return q.startswith("SELECT ?s ?p ?v") and q.endswith(f"LIMIT {PROBE_LIMIT}")
-
-
 def _nearest_probe(q: str) -> bool:
     return q.startswith("SELECT ?s ?p ?v") and q.endswith(f"LIMIT {NEAR_LIMIT}")
 
@@ -99,15 +94,14 @@ def test_the_real_endpoint_grounds_the_mention(demo_pipeline) -> None:
 
 def test_a_failed_mention_probe_leaves_the_question_answered_and_the_mention_unplaced(
         demo_pipeline) -> None:
-    ep = FailingProbes(demo_pipeline.endpoint, lambda q: _mention_probe(q) or _phrase_probe(q),
-                       EndpointTimeoutError)
+    ep = FailingProbes(demo_pipeline.endpoint, _mention_probe, EndpointTimeoutError)
     answer = _pipeline(demo_pipeline, ep).ask(QUESTION)
     assert ep.failed, "the stand-in failed no probe"
     assert answer.error is None, answer.error
     assert answer.result is not None, answer.sparql
     ev = _grounded(answer)
     assert [(f.probe, f.mention) for f in ev.failures] == [
-        (ValueProbe.EXACT, "Aster Coast Line"), (ValueProbe.PHRASE, None)]
+        (ValueProbe.EXACT, "Aster Coast Line")]
     assert "no answer within 1s" in ev.failures[0].error
     assert all(g.mention != "Aster Coast Line" for g in ev.groundings)
     [u] = [u for u in ev.ungrounded if u.mention == "Aster Coast Line"]
@@ -119,38 +113,6 @@ def test_a_failed_mention_probe_leaves_the_question_answered_and_the_mention_unp
     assert answer.confidence is not None
     assert answer.confidence.level is ConfidenceLevel.LOW
     assert any(r.kind is ConfidenceReason.VALUE_PROBE_FAILED and "Aster Coast Line" in r.text
-               for r in answer.confidence.reasons)
-
-
-def test_a_mention_whose_probe_failed_may_still_be_found_as_a_phrase(demo_pipeline) -> None:
-    """The n-gram probe of the question's names finds the line its own probe missed: it is
-    grounded, not reported unplaced, and the failure stays on record."""
-    ep = FailingProbes(demo_pipeline.endpoint, _mention_probe, EndpointTimeoutError)
-    answer = _pipeline(demo_pipeline, ep).ask(QUESTION)
-    assert ep.failed, "the stand-in failed no probe"
-    ev = _grounded(answer)
-    assert [(f.probe, f.mention) for f in ev.failures] == [
-        (ValueProbe.EXACT, "Aster Coast Line")]
-    assert any(g.mention == "Aster Coast Line" and g.stored == "Aster Coast Line"
-               for g in ev.groundings)
-    assert ev.ungrounded == ()
-    assert all(p.text != "Aster Coast Line" for p in answer.unplaced)
-    assert answer.result is not None and not answer.empty, answer.sparql
-
-
-def test_a_failed_phrase_probe_is_recorded_and_lowers_the_confidence(demo_pipeline) -> None:
-    ep = FailingProbes(demo_pipeline.endpoint, _phrase_probe, EndpointTimeoutError)
-    answer = _pipeline(demo_pipeline, ep).ask(QUESTION)
-    assert ep.failed, "the stand-in failed no probe"
-    assert answer.error is None, answer.error
-    ev = _grounded(answer)
-    assert [(f.probe, f.mention) for f in ev.failures] == [(ValueProbe.PHRASE, None)]
-    # the mention's own probes were answered: it is still grounded and used
-    assert any(g.mention == "Aster Coast Line" for g in ev.groundings)
-    assert answer.result is not None and not answer.empty, answer.sparql
-    assert answer.confidence is not None
-    assert answer.confidence.level is ConfidenceLevel.LOW
-    assert any(r.kind is ConfidenceReason.VALUE_PROBE_FAILED and "phrase" in r.text
                for r in answer.confidence.reasons)
 
 
@@ -203,5 +165,5 @@ def test_value_probes_get_their_own_timeout(demo_pipeline) -> None:
     answer = Pipeline(demo_pipeline.ctx, ep, cfg).ask(QUESTION)
     assert answer.error is None, answer.error
     probes = {q: t for q, t in ep.timeouts.items()
-              if _mention_probe(q) or _phrase_probe(q) or _nearest_probe(q)}
+              if _mention_probe(q) or _nearest_probe(q)}
     assert probes and set(probes.values()) == {7.0}
