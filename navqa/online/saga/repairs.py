@@ -471,14 +471,7 @@ class OfflineRepairer:
         head = "".join(f"PREFIX {p}: <{ns}>\n" for p, ns in qt.prefixes.items())
         body = " ".join(f"{t.s.text} {t.p.text} {t.o.text} ." for t in triples)
         body += " ".join(f" {f}" for f in filters)
-        self.probes += 1
-        try:
-            return self.endpoint.ask(f"{head}ASK {{ {body} }}", timeout=self.timeout).value
-        except EndpointUnreachableError:
-            raise
-        except EndpointError as e:
-            log.info("probe failed: %s", e)
-            return None
+        return self._ask_text(f"{head}ASK {{ {body} }}")
 
     def _ask_text(self, query: str) -> bool | None:
         """One bounded ASK of a whole query text (``None`` when it fails)."""

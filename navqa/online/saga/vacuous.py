@@ -36,7 +36,7 @@ from navqa.errors import EndpointError, EndpointUnreachableError
 from navqa.model.events import AggregateVacuous, Event
 from navqa.model.terms import AskResult, LiteralTerm, QueryResult, SelectResult
 from navqa.model.xsd import XsdFamily, family
-from navqa.online.saga.repair_optional import layout
+from navqa.online.saga.repair_optional import ask_text, layout
 from navqa.online.saga.sparql_text import QueryText, tokenize
 
 if TYPE_CHECKING:
@@ -91,8 +91,11 @@ class AggregateQuery:
         return self.text[self.where_start:self.where_end + 1]
 
     def ask(self) -> str:
-        """A bounded ``ASK`` of the WHERE clause (the prologue kept)."""
-        return f"{self.text[:self.select_start]}ASK {self.where}"
+        """A bounded ``ASK`` of the WHERE clause (the prologue kept):
+        :func:`~navqa.online.saga.repair_optional.ask_text`'s, which reads the same layout."""
+        text = ask_text(QueryText.parse(self.text))
+        assert text is not None, "an AggregateQuery is built from a readable layout"
+        return text
 
     def pattern_query(self) -> str:
         """The WHERE clause as a SELECT of the aggregated variables (all, for ``*``)."""
