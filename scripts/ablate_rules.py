@@ -23,14 +23,21 @@ import subprocess
 import sys
 from pathlib import Path
 
+from navqa.errors import NavqaError
 from navqa.evaluation.dataset import default_question_files
 from navqa.model.rules import GrammarRule
+
+
+def _usage(message: str) -> None:
+    """Bad input: one line on stderr, exit 2 (as navqa's usage errors)."""
+    print(f"error: {message}", file=sys.stderr)
+    raise SystemExit(2)
 
 
 def _records(run: Path) -> dict[str, dict]:
     path = run / "results.jsonl"
     if not path.is_file():
-        sys.exit(f"error: {path} does not exist (is --base a run directory?)")
+        _usage(f"{path} does not exist (is --base a run directory?)")
     out = {}
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.strip():
@@ -58,18 +65,22 @@ def main() -> int:
         rules = [GrammarRule(r.strip()) for r in args.rules.split(",")] if args.rules \
             else list(GrammarRule)
     except ValueError as e:
-        sys.exit(f"error: --rules: {e}; known: {', '.join(r.value for r in GrammarRule)}")
+        _usage(f"--rules: {e}; known: {', '.join(r.value for r in GrammarRule)}")
     base = _records(args.base)
     if any("rules" not in r for r in base.values()):
-        sys.exit(f"error: {args.base} predates rule tracing: run the split again")
+        _usage(f"{args.base} predates rule tracing: run the split again")
     lines = {}
-    for f in default_question_files(args.vkg, args.split):
+    try:
+        files = default_question_files(args.vkg, args.split)
+    except NavqaError as e:
+        _usage(f"--vkg {args.vkg}: {e}")
+    for f in files:
         for line in f.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 lines[json.loads(line)["id"]] = line
     missing = set(lines) - set(base)
     if missing:
-        sys.exit(f"error: {args.base} lacks {len(missing)} of the split's questions")
+        _usage(f"{args.base} lacks {len(missing)} of the split's questions")
     n = len(lines)
     acc0 = _mean([float(base[i]["acc"]) for i in lines])
     f10 = _mean([float(base[i]["f1"]) for i in lines])
