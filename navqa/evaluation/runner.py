@@ -394,9 +394,10 @@ class _Evaluator:
             "features": sorted(job.shape.features),
             "features_file": features_file,
             "trap": list(q.trap),
-            # the grammar rules that shaped the last query written (ablations answer again
-            # only the questions where a rule fired)
-            "rules": [r.value for r in synthesized[-1].rules] if synthesized else [],
+            # the grammar rules that shaped any query written for it, the replaced ones too
+            # (a rule off may let an earlier query stand): ablations answer again only
+            # the questions where a rule fired
+            "rules": sorted({r.value for s in synthesized for r in s.rules}),
             "timings": {("pipeline" if k == "total" else k): float(v)
                         for k, v in ans.timings.items()},
             "seconds": seconds,

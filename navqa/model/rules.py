@@ -41,3 +41,9 @@ class GrammarRule(StrEnum):
     """A further projected column is required (an answer without it is left out) unless
     the question says it may be missing ("… and its depth, if any": OPTIONAL). Off, every
     further column is OPTIONAL."""
+    YEAR_PROPERTY = "year-property"
+    """"drilled in 2010": a property that records years (an integer named for a year) is
+    preferred to a date cut to its year. Off, both count the same."""
+    COARSEST_FACT = "coarsest-fact"
+    """A figure recorded at two grains next to a node (a field's reserves, and per company):
+    the grain about fewer things the question does not name wins a tie."""

@@ -129,11 +129,12 @@ def run_baseline(pipe: Stages, st: AskState, name: str) -> Iterator[Event]:
         from navqa.online.linking import link
         from navqa.online.synth_offline import OfflineSynthesizer
 
+        disabled = pipe.config.pipeline.disabled_rules
         lk = link(full, st.question, st.mentions, k=pipe.config.pipeline.top_k,
                   k_props=pipe.config.pipeline.property_top_k)
         root = lk.classes[0].iri
-        sparql, _ = OfflineSynthesizer(full)(st.question, st.mentions, lk, st.groundings,
-                                             Subgraph(root=root, nodes={root}))
+        sparql, _ = OfflineSynthesizer(full, disabled=disabled)(
+            st.question, st.mentions, lk, st.groundings, Subgraph(root=root, nodes={root}))
         method = "offline"
     yield QuerySynthesized(sparql=sparql, method=method,  # type: ignore[arg-type]
                            seconds=time.perf_counter() - t)

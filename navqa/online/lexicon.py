@@ -135,12 +135,18 @@ LEXICON: tuple[Cue, ...] = (
                                "smallest first", "lowest first")),
     Cue(Phenomenon.ORDER_DESC, ("descending", "decreasing", "latest first", "newest first",
                                 "largest first", "highest first", "most recent first")),
+    # comparative adjectives of size, extent and age ("wider than 40 inches"), besides
+    # "more than"; their antonyms are the LT cue
     Cue(Phenomenon.COMPARATIVE_GT, ("more than", "greater than", "larger than", "higher than",
-                                    "longer than", "bigger than", "later than", "over",
-                                    "above", "exceeding", "beyond")),
+                                    "longer than", "bigger than", "later than", "wider than",
+                                    "deeper than", "taller than", "heavier than",
+                                    "older than", "thicker than", "over", "above",
+                                    "exceeding", "beyond")),
     Cue(Phenomenon.COMPARATIVE_GE, ("at least", "no fewer than", "no less than")),
     Cue(Phenomenon.COMPARATIVE_LT, ("less than", "fewer than", "smaller than", "lower than",
-                                    "shorter than", "earlier than", "under", "below")),
+                                    "shorter than", "earlier than", "narrower than",
+                                    "shallower than", "lighter than", "younger than",
+                                    "thinner than", "under", "below")),
     Cue(Phenomenon.COMPARATIVE_LE, ("at most", "no more than", "up to")),
     Cue(Phenomenon.COMPARATIVE_GE_AFTER, ("or more", "or greater", "or higher", "or above",
                                           "or longer", "or larger", "or later", "or over",
@@ -165,8 +171,11 @@ LEXICON: tuple[Cue, ...] = (
     Cue(Phenomenon.AGG_MIN, _w("lowest minimum smallest")),
     Cue(Phenomenon.NUMBER_WORD, _w(
         "one two three four five six seven eight nine ten eleven twelve twenty hundred")),
+    # English, Romance, Dutch and German particles inside proper names ("Frankfurt am Main",
+    # "Rothenburg ob der Tauber", "Halle an der Saale")
     Cue(Phenomenon.NAME_PARTICLE, ("&", "and", "of", "the", "de", "del", "da", "di", "du",
-                                   "van", "von", "der", "la", "le")),
+                                   "van", "von", "der", "la", "le", "am", "an", "im", "ob",
+                                   "bei", "zu", "zum", "zur", "auf")),
     Cue(Phenomenon.MONTH, _w("""month january february march april may june july august
         september october november december""")),
     Cue(Phenomenon.NAME_PROPERTY, _w("name label title")),

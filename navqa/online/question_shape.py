@@ -20,7 +20,7 @@ knows nothing of a VKG.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 
 from navqa.model.events import QuestionCues
@@ -258,6 +258,24 @@ def bounded_order(question: str) -> Ordering | None:
                     _number(m.group("n3")), m.group("n3"))
 
 
+def superlative_bound(question: str, word: str) -> str | None:
+    """The numeral that bounds a superlative from before it ("Which **five** fields have the
+    largest reserves?", "What are the three companies with the most …"): the determiner
+    position of the answer noun phrase, which a superlative alone (LIMIT 1) ignores.
+
+    Example:
+        >>> superlative_bound("Which five fields have the largest gas reserves?", "largest")
+        'five'
+        >>> superlative_bound("Which field has the largest gas reserves?", "largest") is None
+        True
+    """
+    at = question.lower().find(word.lower()) if word else -1
+    if at < 0:
+        return None
+    b = next(iter(_RANK_BOUND.finditer(question[:at])), None)
+    return b.group("n") if b else None
+
+
 def per_group(question: str) -> str | None:
     """The words after the distributive ("how many X does **each Y** have"): up to three,
     the group's noun phrase first (the synthesizer matches their prefixes)."""
@@ -321,11 +339,17 @@ def pair_columns(a: str, b: str) -> list[str]:
         ['scientific names', 'common names']
         >>> pair_columns("names", "depths")
         ['depths']
+        >>> pair_columns("recoverable oil", "gas resources")
+        ['recoverable oil', 'recoverable gas resources']
     """
     a, b = a.strip(), b.strip()
-    bw = b.split()
-    if len(a.split()) == 1 and len(bw) >= 2 and not names_the_entity(a):
+    aw, bw = a.split(), b.split()
+    if len(aw) == 1 and len(bw) >= 2 and not names_the_entity(a):
         return [f"{a} {bw[-1]}", b]
+    if len(aw) == 2 and len(bw) >= 2 and aw[-1] != bw[-1] and not names_the_entity(a):
+        # "the recoverable oil and gas resources": the modifier before the coordinated
+        # nouns is shared by the second one too
+        return [a, f"{aw[0]} {b}"]
     return [p for p in (a, b) if not names_the_entity(p)]
 
 
@@ -426,6 +450,9 @@ def parse_shape(question: str, cues: QuestionCues) -> QuestionShape:
     if ordering is None and cues.superlative is not None:
         ordering = Ordering(Direction.DESC if cues.superlative == "max" else Direction.ASC,
                             cues.superlative_word or "", 1)
+        numeral = superlative_bound(question, cues.superlative_word or "")
+        if numeral is not None:
+            ordering = replace(ordering, limit=_number(numeral), bound_text=numeral)
     if ordering is None:
         ordering = unbounded_order(question)
     group = per_group(question) if cues.how_many else None

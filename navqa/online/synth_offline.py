@@ -8,7 +8,9 @@ the context allows (the active ontology), so it cannot produce an unmapped term:
    target by the cheapest path — subgraph edges first, then the rest of Ga — where an
    edge's cost falls with its relevance to the question;
 3. numbers, years, dates and clock times become **FILTERs** on the best-matching data
-   property of a node (years against date properties become date ranges); string
+   property of a node (a year prefers a property that records years; against a date
+   property it becomes a date range); a property one hop away, on a reified fact, joins
+   that fact, at the coarsest grain when several offer it; string
    patterns ("a name starting with 'Cec'") become ``STRSTARTS``/``STRENDS``/``CONTAINS``
    FILTERs on the target (:mod:`navqa.online.synth_strings`);
 4. boolean data properties the question names become constants (``false`` after
@@ -95,7 +97,7 @@ STOP = words(Phenomenon.STOPWORD)
 NEGATIONS = words(Phenomenon.NEGATION)
 _ATTR_Q = re.compile(
     r"^\W*(?:what|which|where)\s+(?:is|are|was|were)\s+the\s+(?P<phrase>[\w\s\-]+?)\s+"
-    r"(?:of|for|on|in)\b", re.I)
+    r"(?:of|for|on|in|at)\b", re.I)
 _IN_WHAT_YEAR = re.compile(r"\b(?:in\s+)?(?:what|which)\s+year\b", re.I)
 _HOW_MUCH = re.compile(r"^\W*how\s+(?:much|large|long|deep|big|high|old)\s+(?P<phrase>.+?)\W*$",
                        re.I)
@@ -588,6 +590,7 @@ class OfflineSynthesizer:
             sc += 0.05 if var == prefer else 0.0
             if best is None or sc > best[0]:
                 best = (sc, var, prop, None)
+        hops: list[tuple[float, str, IRI, Neighbour]] = []
         for var, cls in list(plan.var_class.items()) if hop else ():
             if cls is None:
                 continue
@@ -601,13 +604,23 @@ class OfflineSynthesizer:
                         continue
                     sc = (score_fn(var, e.prop) if score_fn else self._sim(e.prop, vec)) - 0.08
                     sc -= 0.05 if finer else 0.0
+                    hops.append((sc, var, e.prop, n))
                     if best is None or sc > best[0]:
                         best = (sc, var, e.prop, n)
         if best is None or best[0] < minimum:
             return None
-        _, var, prop, via = best
+        top, var, prop, via = best
         if via is None:
             return var, prop
+        if GrammarRule.COARSEST_FACT not in self.disabled:
+            # the same property at several grains next to the node, tied: the coarsest
+            tied = [h[3] for h in hops if h[1] == var and h[2] == prop and h[0] >= top - 1e-9]
+            src = plan.var_class[var] or OWL_THING
+            coarsest = min(tied, key=lambda n: self._dimensions_not_asked(n.other, src, plan))
+            if self._dimensions_not_asked(coarsest.other, src, plan) < \
+                    self._dimensions_not_asked(via.other, src, plan):
+                via = coarsest
+                plan.rules.add(GrammarRule.COARSEST_FACT)
         other = via.other
         existing = next((v for v, c in plan.var_class.items() if c == other), None)
         new = existing or plan.new_var(local_name(other))
@@ -622,6 +635,22 @@ class OfflineSynthesizer:
             plan.used.add(via.edge.prop)
             plan.explain.append(f"joined {ctx.compact(other)} for {ctx.compact(prop)}")
         return new, prop
+
+    def _dimensions_not_asked(self, cls: IRI, via: IRI, plan: Plan) -> int:
+        """How many further things, beside ``via``, the facts of ``cls`` are about that the
+        question does not name: object properties of ``cls`` to classes not in the plan.
+
+        The same figure is often recorded at two grains next to one node (a field's
+        reserves as a whole and per company, NPD's ``FieldReserve`` and ``CompanyReserve``);
+        a question that names no company wants the whole, so when both offer the asked
+        property equally well, the grain about fewer such things wins. When the question
+        names the other thing, it is in the plan and counts for nothing.
+        """
+        asked = {c for c in plan.var_class.values() if c is not None}
+        others = {n.edge.prop for n in self.ctx.neighbours(cls, data=False)
+                  if n.direction == "out" and n.other != via and n.other not in asked
+                  and self.ctx.allowed(n.edge.prop)}
+        return len(others)
 
     def _finer_than_asked(self, cls: IRI, plan: Plan) -> bool:
         """Whether ``cls`` records per month while the question names no month.
@@ -661,12 +690,17 @@ class OfflineSynthesizer:
             vec = self._phrase_vec(question)
         assert vec is not None
 
+        year_kind = GrammarRule.YEAR_PROPERTY not in self.disabled
+
         def score(var: str, prop: IRI) -> float:
             s = self._sim(prop, vec)
             name = local_name(prop).lower()
             dt = ctx.datatype(prop)
             if v.kind == "year":
-                s += 0.25 if ("year" in name or dt in DATES) else -0.2
+                # a property that records years is the value's own kind; a date has to be
+                # cut to its year (and a VKG's bookkeeping dates are dates too)
+                s += 0.35 if (year_kind and "year" in name and dt in NUMERIC) else \
+                    0.25 if ("year" in name or dt in DATES) else -0.2
             if v.kind == "number" and "year" in name:
                 s -= 0.3
             return s
@@ -685,6 +719,8 @@ class OfflineSynthesizer:
                                 "kept on the best one")
         var, prop = found
         dt = ctx.datatype(prop, plan.var_class.get(var))
+        self._on(plan, GrammarRule.YEAR_PROPERTY, year_kind and v.kind == "year"
+                 and dt in NUMERIC and "year" in local_name(prop).lower())
         x = plan.data_var(ctx, var, prop)
         op = v.comparator
         if v.kind == "time":
