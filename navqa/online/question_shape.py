@@ -270,9 +270,12 @@ def superlative_bound(question: str, word: str) -> str | None:
         True
     """
     at = question.lower().find(word.lower()) if word else -1
-    if at < 0:
-        return None
-    b = next(iter(_RANK_BOUND.finditer(question[:at])), None)
+    return _numeral_before(question, at) if at >= 0 else None
+
+
+def _numeral_before(question: str, end: int) -> str | None:
+    """The first "which five" / "the three" / "top 3" numeral before ``end``, if any."""
+    b = next(iter(_RANK_BOUND.finditer(question[:end])), None)
     return b.group("n") if b else None
 
 
@@ -407,8 +410,8 @@ def count_rank(question: str, ordering: Ordering | None = None) -> CountRank | N
     if ordering is not None and ordering.bound_text and ordering.limit:
         limit = ordering.limit
     else:
-        b = next((b for b in _RANK_BOUND.finditer(question[:m.start()])), None)
-        limit = _number(b.group("n")) if b else 1
+        numeral = _numeral_before(question, m.start())
+        limit = _number(numeral) if numeral else 1
     return CountRank(m.group("np").lower(), Direction.ASC if d == "min" else Direction.DESC,
                      limit, _COUNT_COLUMN.search(question) is not None)
 

@@ -614,13 +614,14 @@ class OfflineSynthesizer:
             return var, prop
         if GrammarRule.COARSEST_FACT not in self.disabled:
             # the same property at several grains next to the node, tied: the coarsest
-            tied = [h[3] for h in hops if h[1] == var and h[2] == prop and h[0] >= top - 1e-9]
             src = plan.var_class[var] or OWL_THING
-            coarsest = min(tied, key=lambda n: self._dimensions_not_asked(n.other, src, plan))
-            if self._dimensions_not_asked(coarsest.other, src, plan) < \
-                    self._dimensions_not_asked(via.other, src, plan):
-                via = coarsest
-                plan.rules.add(GrammarRule.COARSEST_FACT)
+            fewest = self._dimensions_not_asked(via.other, src, plan)
+            for sc, v, p, n in hops:
+                if v == var and p == prop and sc >= top - 1e-9:
+                    dims = self._dimensions_not_asked(n.other, src, plan)
+                    if dims < fewest:
+                        via, fewest = n, dims
+                        plan.rules.add(GrammarRule.COARSEST_FACT)
         other = via.other
         existing = next((v for v, c in plan.var_class.items() if c == other), None)
         new = existing or plan.new_var(local_name(other))
@@ -699,7 +700,7 @@ class OfflineSynthesizer:
             if v.kind == "year":
                 # a property that records years is the value's own kind; a date has to be
                 # cut to its year (and a VKG's bookkeeping dates are dates too)
-                s += 0.35 if (year_kind and "year" in name and dt in NUMERIC) else \
+                s += 0.35 if (year_kind and _records_years(prop, dt)) else \
                     0.25 if ("year" in name or dt in DATES) else -0.2
             if v.kind == "number" and "year" in name:
                 s -= 0.3
@@ -720,7 +721,7 @@ class OfflineSynthesizer:
         var, prop = found
         dt = ctx.datatype(prop, plan.var_class.get(var))
         self._on(plan, GrammarRule.YEAR_PROPERTY, year_kind and v.kind == "year"
-                 and dt in NUMERIC and "year" in local_name(prop).lower())
+                 and _records_years(prop, ctx.datatype(prop)))
         x = plan.data_var(ctx, var, prop)
         op = v.comparator
         if v.kind == "time":
@@ -835,6 +836,12 @@ class OfflineSynthesizer:
             plan.select = [x]
         plan.explain.append(f"asked attribute {ctx.compact(prop)}")
         return x
+
+
+def _records_years(prop: IRI, datatype: IRI | None) -> bool:
+    """Whether a data property records years: a number named for a year
+    (``wellboreEntryYear``), not a date."""
+    return datatype in NUMERIC and "year" in local_name(prop).lower()
 
 
 def _optional_since(plan: Plan, start: int) -> None:
