@@ -109,11 +109,17 @@ class LexicalProfile:
         comment: Its comments and other textual annotations (``notes``).
         source: For a property, the names of the columns its mappings read; for a
             class, the tables of its subject's columns.
+        domain: For a property, the name words of the classes it is on (the sources of
+            its edges in the class graph and their subclasses); empty for a class. These words say which class
+            the property belongs to, not which property it is: a question that names the
+            class ("the deepest exploration wellbore") is no evidence for every property
+            whose comment names that class's table (:func:`navqa.online.linking.lexical_score`).
     """
 
     name: frozenset[str]
     comment: frozenset[str]
     source: frozenset[str]
+    domain: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -385,6 +391,7 @@ class SchemaContext:
 
         columns = mapping_columns(self.mappings)
         out: dict[IRI, LexicalProfile] = {}
+        class_names: dict[IRI, frozenset[str]] = {}
         for iri in [*self.class_ids, *self.prop_ids]:
             entity = self.ontology.entity(iri)
             labels = [x.text for x in entity.labels] if entity is not None else []
@@ -394,9 +401,18 @@ class SchemaContext:
             # a property is named by its columns; its table names the class it is on
             part = 0 if iri in self._cls_pos else 2
             source = stems(" ".join(r.rpartition(".")[part].rpartition(".")[2] for r in refs))
-            out[iri] = LexicalProfile(
-                name=stems(" ".join([local_name(iri), *labels])),
-                comment=stems(" ".join(comments)), source=source)
+            name = stems(" ".join([local_name(iri), *labels]))
+            if part == 0:
+                class_names[iri] = name
+                out[iri] = LexicalProfile(name=name, comment=stems(" ".join(comments)),
+                                          source=source)
+                continue
+            on = {e.source for e in self.graph.edges_of(iri)}
+            on |= {sub for c in on for sub in self.ontology.subclasses(c)}
+            domain = frozenset().union(*(class_names.get(c) or stems(local_name(c))
+                                         for c in on))
+            out[iri] = LexicalProfile(name=name, comment=stems(" ".join(comments)),
+                                      source=source, domain=domain)
         return out
 
     @cached_property

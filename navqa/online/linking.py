@@ -58,6 +58,13 @@ def lexical_score(profile: LexicalProfile, words: frozenset[str],
     The best of: the share (by weight) of the element's name that the question says;
     the same for its source columns and tables (times :data:`SOURCE_FACTOR`); the share of
     the question's words its comment says (times :data:`COMMENT_FACTOR`).
+
+    The words naming the classes a property is on (:attr:`LexicalProfile.domain`) are
+    left out of the question's words for the comment's share: comments often name the
+    table or class they describe ("… of table wellbore_exploration_all"), so a question
+    naming a class would otherwise be evidence for every property of that class, and those
+    would crowd the question's own properties out of the context. The name's share needs
+    no such care: class words are common in property names, so their weight is low.
     """
     def share(part: frozenset[str], of: frozenset[str]) -> float:
         total = sum(weights.get(s, 0.0) for s in of)
@@ -65,7 +72,8 @@ def lexical_score(profile: LexicalProfile, words: frozenset[str],
 
     name = share(profile.name & words, profile.name)
     source = share(profile.source & words, profile.source)
-    comment = share(profile.comment & words, words)
+    asked = words - profile.domain
+    comment = share(profile.comment & asked, asked)
     return max(name, SOURCE_FACTOR * source, COMMENT_FACTOR * comment)
 
 
