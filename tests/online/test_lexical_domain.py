@@ -91,3 +91,25 @@ def test_the_comment_still_counts_for_the_words_beyond_the_class(
     lexical = _lexical(fleet, "What is the deadweight tonnage of each tanker?")
     assert lexical.get(EX + "p2", 0.0) > 0.0
     assert EX + "p1" not in lexical
+
+
+def test_the_budget_goes_to_the_strongest_evidence_first(fleet: SchemaContext) -> None:
+    from navqa.model.graph import Edge
+    from navqa.online.expansion import ContextRequest, Subgraph, complete
+    from navqa.online.verbalize import edge_cost, token_count, verbalize
+
+    sub = Subgraph(root=EX + "Vessel", nodes={EX + "Vessel"})
+
+    def run(request: ContextRequest) -> Subgraph:
+        return complete(fleet, sub, request, lambda g, e: edge_cost(fleet, g, e),
+                        token_count(verbalize(fleet, sub)))
+
+    base = run(ContextRequest(per_class=0))  # the name only: no lexical evidence
+    used = token_count(verbalize(fleet, base))
+    room = max(edge_cost(fleet, base, Edge(EX + "Vessel", EX + p, XSD + t, True))
+               for p, t in (("p1", "string"), ("p2", "decimal")))
+    for strong, weak in (("p1", "p2"), ("p2", "p1")):
+        out = run(ContextRequest(per_class=0, budget=used + room,
+                                 lexical={EX + strong: 0.9, EX + weak: 0.4}))
+        props = {e.prop for e in out.all_edges}
+        assert EX + strong in props and EX + weak not in props, strong
