@@ -110,10 +110,11 @@ class LexicalProfile:
         source: For a property, the names of the columns its mappings read; for a
             class, the tables of its subject's columns.
         domain: For a property, the name words of the classes it is on (the sources of
-            its edges in the class graph and their subclasses); empty for a class. These words say which class
-            the property belongs to, not which property it is: a question that names the
-            class ("the deepest exploration wellbore") is no evidence for every property
-            whose comment names that class's table (:func:`navqa.online.linking.lexical_score`).
+            its edges in the class graph and their subclasses); empty for a class. These
+            words say which class the property belongs to, not which property it is: a
+            question that names the class ("the deepest exploration wellbore") is no
+            evidence for every property whose comment names that class's table
+            (:func:`navqa.online.linking.lexical_score`).
     """
 
     name: frozenset[str]

@@ -286,8 +286,8 @@ def complete(ctx: SchemaContext, sub: Subgraph, request: ContextRequest,
     4. the name property of every class of the subgraph, and the object properties
        between its classes;
     5. properties with lexical evidence on a class of the subgraph, data and object ones
-       (an object property brings its other end), strongest evidence first, on the root
-       before the other classes;
+       (an object property brings its other end), strongest evidence first, each once:
+       on the root, or else on the first other class that has it;
     6. properties with strong lexical evidence elsewhere, with the path that reaches
        their class;
     7. the most relevant other data properties of each class (``per_class``).
@@ -377,14 +377,17 @@ def complete(ctx: SchemaContext, sub: Subgraph, request: ContextRequest,
     lex = request.lexical
     strong = sorted((p for p, s in lex.items() if s >= request.lexical_min and ctx.allowed(p)),
                     key=lambda p: (-lex[p], p))
-    # strongest evidence first, each on the root before the other classes, so that the
-    # budget goes to the properties the question names best
+    # strongest evidence first, each once: on the root when it has the property, else on
+    # the first other class that has it, so that the budget goes to the properties the
+    # question names best rather than to copies of one on sibling classes
     order = [out.root, *sorted(out.classes - {out.root})]
     for p in strong:
         for cls in order:
-            for n in ctx.neighbours(cls):
-                if n.edge.prop == p and n.other != OWL_THING:
-                    add([_anchored(cls, n)])
+            edges = [_anchored(cls, n) for n in ctx.neighbours(cls)
+                     if n.edge.prop == p and n.other != OWL_THING]
+            if edges:
+                add(edges)
+                break
     # 6. strong evidence elsewhere
     for p in strong:
         if any(prop == p for _, prop in have_props):

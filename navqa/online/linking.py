@@ -26,6 +26,7 @@ import numpy as np
 from navqa.model.events import Mentions, ScoredTerm
 from navqa.model.iri import IRI, humanize
 from navqa.online.context import LexicalProfile, SchemaContext, normal, singular, stems
+from navqa.online.lexicon import quantity_of
 from navqa.online.mentions import STOP, mention_texts
 
 __all__ = ["LEXICAL_BONUS", "LEXICAL_WEIGHT", "Linking", "lexical_score", "link", "normal",
@@ -42,12 +43,18 @@ SOURCE_FACTOR = 0.8
 
 
 def question_stems(question: str, mentions: Mentions) -> frozenset[str]:
-    """The stems of the question's content words, without its value mentions."""
+    """The stems of the question's content words, without its value mentions.
+
+    A superlative adjective also says the quantity it ranks by ("deepest" → "depth",
+    :func:`~navqa.online.lexicon.quantity_of`), the word a property's name uses.
+    """
     text = question
     for v in mentions.values:
         if v.text:
             text = re.sub(re.escape(v.text), " ", text, flags=re.I)
     kept = [w for w in re.findall(r"[A-Za-zÀ-ÿ0-9]+", text) if w.lower() not in STOP]
+    if mentions.cues.superlative_word:
+        kept += quantity_of(mentions.cues.superlative_word).split()
     return stems(" ".join(kept))
 
 

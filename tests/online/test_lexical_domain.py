@@ -113,3 +113,23 @@ def test_the_budget_goes_to_the_strongest_evidence_first(fleet: SchemaContext) -
                                  lexical={EX + strong: 0.9, EX + weak: 0.4}))
         props = {e.prop for e in out.all_edges}
         assert EX + strong in props and EX + weak not in props, strong
+
+
+def test_a_property_with_evidence_enters_once_on_the_root(fleet: SchemaContext) -> None:
+    from navqa.online.expansion import ContextRequest, Subgraph, complete
+    from navqa.online.verbalize import edge_cost, token_count, verbalize
+
+    # Tanker inherits p2 from Vessel: the context shows it once, on the root
+    sub = Subgraph(root=EX + "Tanker", nodes={EX + "Tanker", EX + "Vessel"})
+    out = complete(fleet, sub, ContextRequest(per_class=0, lexical={EX + "p2": 0.9}),
+                   lambda g, e: edge_cost(fleet, g, e), token_count(verbalize(fleet, sub)))
+    assert [e.source for e in out.all_edges if e.prop == EX + "p2"] == [EX + "Tanker"]
+
+
+def test_a_superlative_says_the_quantity_it_ranks_by() -> None:
+    from navqa.online.linking import question_stems
+
+    question = "Which is the deepest wellbore?"
+    assert "depth" in question_stems(question, extract_mentions(question))
+    question = "Which wellbore was drilled first?"
+    assert "depth" not in question_stems(question, extract_mentions(question))
