@@ -47,3 +47,7 @@ class GrammarRule(StrEnum):
     COARSEST_FACT = "coarsest-fact"
     """A figure recorded at two grains next to a node (a field's reserves, and per company):
     the grain about fewer things the question does not name wins a tie."""
+    ABBREVIATED_VALUE = "abbreviated-value"
+    """A stored value that spells the mention with some words abbreviated ("Zechstein
+    Group" stored as "ZECHSTEIN GP") grounds it; off, such a mention stays ungrounded and
+    its constraint is kept as written."""

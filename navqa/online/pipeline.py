@@ -318,8 +318,9 @@ class Pipeline:
         t = time.perf_counter()
         # a probe that times out or fails is recorded and grounding goes on without it
         probe_timeout = self.config.runtime.value_probe_timeout_s
-        grounding = ground_mentions(self.ctx, self.endpoint, list(st.mentions.values),
-                                    timeout=probe_timeout)
+        grounding = ground_mentions(
+            self.ctx, self.endpoint, list(st.mentions.values), timeout=probe_timeout,
+            abbreviations=GrammarRule.ABBREVIATED_VALUE not in self.config.pipeline.disabled_rules)
         st.groundings, probes = grounding.found, grounding.probes
         st.ungrounded = grounding.missing
         failures = list(grounding.failures)
@@ -468,6 +469,8 @@ class Pipeline:
         assert st.mentions is not None and st.linking is not None and st.chosen is not None
         t = time.perf_counter()
         rules: set[GrammarRule] = set()
+        if any(g.abbreviated for g in st.groundings):
+            rules.add(GrammarRule.ABBREVIATED_VALUE)  # recorded for the held-out ablation
         if self.llm is not None:
             sparql = LLMSynthesizer(self.llm)(st.question, st.verbalized[st.chosen],
                                                self.ctx.prefixes, st.groundings, feedback)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from navqa.backends.protocols import SparqlEndpoint
 from navqa.errors import EndpointError, EndpointUnreachableError
@@ -46,6 +46,8 @@ class GroundedValue:
         subject: An IRI that has it.
         classes: The most specific mapped classes of that IRI (by IRI template).
         exact: Whether the match was exact (case-insensitive) rather than a substring.
+        abbreviated: Whether the stored form spells the mention with some words
+            abbreviated (:func:`spells_abbreviated`), found by the nearest-value probe.
     """
 
     mention: ValueMention
@@ -54,6 +56,7 @@ class GroundedValue:
     subject: str
     classes: tuple[IRI, ...]
     exact: bool
+    abbreviated: bool = False
 
     def event(self, probes: int) -> ValueGrounding:
         return ValueGrounding(mention=self.mention.text,
@@ -190,6 +193,37 @@ def _nearest(ctx: SchemaContext, endpoint: SparqlEndpoint, props: list[IRI],
     return [g for _, g in ranked[:NEAREST]]
 
 
+def abbreviates(short: str, full: str) -> bool:
+    """Whether the word ``short`` abbreviates the word ``full`` (lower case): it is shorter,
+    starts with the same letter and keeps the rest of its letters in order ("gp" of
+    "group", "fm" of "formation", "ltd" of "limited", "st" of "saint", "corp" of
+    "corporation"). A general spelling convention, not a list of abbreviations."""
+    short = short.rstrip(".")
+    if len(short) < 2 or len(short) >= len(full) or short[0] != full[0]:
+        return False
+    rest = iter(full[1:])
+    return all(ch in rest for ch in short[1:])
+
+
+def spells_abbreviated(stored: str, text: str) -> bool:
+    """Whether ``stored`` is ``text`` with some of its words abbreviated, or the other way
+    round ("ZECHSTEIN GP" for "Zechstein Group"): the same number of words, each pair equal
+    or one abbreviating the other, at least one abbreviated and at least one of four
+    letters or more equal (ignoring case)."""
+    a, b = re.findall(r"\w+\.?", stored.lower()), re.findall(r"\w+\.?", text.lower())
+    if len(a) != len(b) or len(a) < 2:
+        return False
+    same = short = 0
+    for x, y in zip(a, b, strict=True):
+        if x.rstrip(".") == y.rstrip("."):
+            same += len(x.rstrip(".")) >= 4
+        elif abbreviates(x, y) or abbreviates(y, x):
+            short += 1
+        else:
+            return False
+    return short > 0 and same > 0
+
+
 def ground_values(ctx: SchemaContext, endpoint: SparqlEndpoint, mentions: list[ValueMention],
                   *, timeout: float = 30.0) -> tuple[list[GroundedValue], int]:
     """Ground every string value mention; returns the groundings and the number of probes.
@@ -202,12 +236,16 @@ def ground_values(ctx: SchemaContext, endpoint: SparqlEndpoint, mentions: list[V
 
 
 def ground_mentions(ctx: SchemaContext, endpoint: SparqlEndpoint, mentions: list[ValueMention],
-                    *, timeout: float = 30.0, nearest: bool = True) -> ValueGroundingResult:
+                    *, timeout: float = 30.0, nearest: bool = True,
+                    abbreviations: bool = True) -> ValueGroundingResult:
     """Ground every string value mention, and report the ones found nowhere.
 
     A mention that matches nothing is not dropped: it comes back in ``missing`` with the
     stored values nearest to it (one more bounded probe for values sharing a word with
-    it, ranked by string similarity) when ``nearest`` is set.
+    it, ranked by string similarity) when ``nearest`` is set. With ``abbreviations``, a
+    nearest value that spells the mention with some words abbreviated
+    (:func:`spells_abbreviated`: "ZECHSTEIN GP" for "Zechstein Group") grounds it instead
+    (``GroundedValue.abbreviated``; the grammar rule ``abbreviated-value``).
     """
     props = [p for p in ctx.name_like_properties if ctx.allowed(p)][:MAX_PROPERTIES]
     result = ValueGroundingResult()
@@ -257,6 +295,12 @@ def ground_mentions(ctx: SchemaContext, endpoint: SparqlEndpoint, mentions: list
                     near = _nearest(ctx, endpoint, props, m, timeout)
                 except EndpointError as e:
                     result.failures.append(probe_failure(ValueProbe.NEAREST, m.text, e))
+            # the stored form abbreviates the mention's words ("Zechstein Group" is
+            # stored as "ZECHSTEIN GP"): that is the value, not merely a near one
+            spelled = [g for g in near if abbreviations and spells_abbreviated(g.stored, m.text)]
+            if spelled:
+                out.append(replace(spelled[0], abbreviated=True))
+                continue
             result.missing.append(UnmatchedValue(
                 m, tuple(near), kept=bool(near) and len(m.text.split()) >= 2))
     result.probes = probes

@@ -1,0 +1,136 @@
+"""A stored value that abbreviates the mention's words is the mention's value.
+
+"Zechstein Group" is stored as "ZECHSTEIN GP", "Tarbert Formation" as "TARBERT FM": the
+exact and substring probes miss them, the nearest-value probe sees them. When the stored
+form spells the mention with some words abbreviated (:func:`spells_abbreviated`), value
+grounding takes it; a merely similar value ("NANSEN FM" for "Nansen Member") stays a
+near value of an ungrounded mention.
+
+The probes run as written against an rdflib graph standing in for the endpoint.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import rdflib
+
+from navqa.backends.protocols import Embedder
+from navqa.config import NavqaConfig
+from navqa.model.events import ValueMention
+from navqa.model.terms import IRITerm, LiteralTerm, SelectResult, Term
+from navqa.offline.artifacts import build_index
+from navqa.online.context import SchemaContext
+from navqa.online.values import abbreviates, ground_mentions, spells_abbreviated
+
+EX = "http://example.org/strata#"
+XSD = "http://www.w3.org/2001/XMLSchema#"
+ONTOLOGY = f"""@prefix : <{EX}> .
+@prefix owl: <http://www.w3.org/2002/07/owl#> .
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+@prefix xsd: <{XSD}> .
+<{EX}> a owl:Ontology .
+:Unit a owl:Class ; rdfs:label "stratigraphic unit" .
+:name a owl:DatatypeProperty ; rdfs:label "name" ; rdfs:range xsd:string .
+"""
+MAPPING = f"""[PrefixDeclaration]
+:\t\t{EX}
+xsd:\t\t{XSD}
+
+[MappingDeclaration] @collection [[
+mappingId\tunit
+target\t\t:unit/{{id}} a :Unit ; :name {{n}}^^xsd:string .
+source\t\tSELECT id, n FROM units
+]]
+"""
+STORED = ["ZECHSTEIN GP", "ZECHSTEIN FM", "NANSEN FM", "TARBERT FM", "BRENT GP"]
+
+
+class GraphEndpoint:
+    """The probes' SELECT queries, answered by rdflib over a small graph."""
+
+    url = "memory:strata"
+
+    def __init__(self, graph: rdflib.Graph) -> None:
+        self.graph = graph
+        self.queries: list[str] = []
+
+    def select(self, query: str, *, timeout: float | None = None) -> SelectResult:
+        self.queries.append(query)
+        res = self.graph.query(query)
+        names = tuple(str(v) for v in res.vars or ())
+
+        def term(x: object) -> Term | None:
+            if isinstance(x, rdflib.URIRef):
+                return IRITerm(str(x))
+            if isinstance(x, rdflib.Literal):
+                return LiteralTerm(str(x), str(x.datatype) if x.datatype else None)
+            return None
+
+        return SelectResult(names, tuple(tuple(term(x) for x in row) for row in res))
+
+
+@pytest.fixture(scope="module")
+def strata(navqa_config: NavqaConfig, embedder: Embedder,
+           tmp_path_factory: pytest.TempPathFactory) -> SchemaContext:
+    d: Path = tmp_path_factory.mktemp("strata")
+    (d / "strata.ttl").write_text(ONTOLOGY, encoding="utf-8")
+    (d / "strata.obda").write_text(MAPPING, encoding="utf-8")
+    bundle = build_index(navqa_config, ontology_path=d / "strata.ttl",
+                         mapping_path=d / "strata.obda", out_dir=d / "idx",
+                         embedder=embedder, name="strata")
+    return SchemaContext(bundle, embedder)
+
+
+@pytest.fixture()
+def endpoint() -> GraphEndpoint:
+    g = rdflib.Graph()
+    for i, name in enumerate(STORED):
+        s = rdflib.URIRef(f"{EX}unit/{i}")
+        g.add((s, rdflib.RDF.type, rdflib.URIRef(EX + "Unit")))
+        g.add((s, rdflib.URIRef(EX + "name"), rdflib.Literal(name, datatype=rdflib.XSD.string)))
+    return GraphEndpoint(g)
+
+
+def test_abbreviation_keeps_the_first_letter_and_the_order() -> None:
+    assert abbreviates("gp", "group") and abbreviates("fm", "formation")
+    assert abbreviates("ltd.", "limited") and abbreviates("st", "saint")
+    assert not abbreviates("pg", "group")  # another first letter
+    assert not abbreviates("gq", "group")  # a letter the word lacks
+    assert not abbreviates("g", "group")  # one letter is too little
+    assert not abbreviates("group", "group")
+
+
+def test_a_spelling_needs_every_word_and_one_full_word() -> None:
+    assert spells_abbreviated("ZECHSTEIN GP", "Zechstein Group")
+    assert spells_abbreviated("Mount Everest", "Mt Everest")  # either side may abbreviate
+    assert not spells_abbreviated("NANSEN FM", "Nansen Member")
+    assert not spells_abbreviated("ZECHSTEIN", "Zechstein Group")  # a word missing
+    assert not spells_abbreviated("GP FM", "Group Formation")  # no word in full
+    assert not spells_abbreviated("TROLL", "Troll")  # nothing abbreviated
+
+
+def test_the_abbreviated_stored_value_grounds_the_mention(strata: SchemaContext,
+                                                          endpoint: GraphEndpoint) -> None:
+    res = ground_mentions(strata, endpoint, [ValueMention("Zechstein Group", "string")])
+    assert [(g.stored, g.prop, g.classes, g.abbreviated) for g in res.found] == [
+        ("ZECHSTEIN GP", EX + "name", (EX + "Unit",), True)]
+    assert res.missing == []
+
+
+def test_switched_off_the_mention_stays_ungrounded(strata: SchemaContext,
+                                                   endpoint: GraphEndpoint) -> None:
+    # the grammar rule abbreviated-value off (pipeline.disabled_rules)
+    res = ground_mentions(strata, endpoint, [ValueMention("Zechstein Group", "string")],
+                          abbreviations=False)
+    assert res.found == []
+    assert [n.stored for n in res.missing[0].nearest][:1] == ["ZECHSTEIN GP"]
+
+
+def test_a_merely_similar_value_stays_a_near_value(strata: SchemaContext,
+                                                    endpoint: GraphEndpoint) -> None:
+    res = ground_mentions(strata, endpoint, [ValueMention("Nansen Member", "string")])
+    assert res.found == []
+    assert [m.mention.text for m in res.missing] == ["Nansen Member"]
+    assert "NANSEN FM" in [n.stored for n in res.missing[0].nearest]
