@@ -51,3 +51,7 @@ class GrammarRule(StrEnum):
     """A stored value that spells the mention with some words abbreviated ("Zechstein
     Group" stored as "ZECHSTEIN GP") grounds it; off, such a mention stays ungrounded and
     its constraint is kept as written."""
+    RESTATED_VALUE = "restated-value"
+    """A query that only gives back a value the question states (the name of the entity it
+    names: "Who operates the Troll field?" → "TROLL") answers nothing: the next subgraph
+    of the rerank whose query asks something else is chosen instead."""

@@ -71,6 +71,7 @@ from navqa.online.state import AskState
 from navqa.online.strategies import STRATEGIES, Stages, StrategyRegistry, registry
 from navqa.online.synth_llm import LLMSynthesizer
 from navqa.online.synth_offline import OfflineSynthesizer
+from navqa.online.synth_plan import restates_value
 from navqa.online.synth_spatial import GEO, parse_spatial
 from navqa.online.values import CategoricalVocabulary, ground_mentions, probe_failure
 from navqa.online.verbalize import compact_listing, edge_cost, token_count, verbalize
@@ -322,6 +323,8 @@ class Pipeline:
             self.ctx, self.endpoint, list(st.mentions.values), timeout=probe_timeout,
             abbreviations=GrammarRule.ABBREVIATED_VALUE not in self.config.pipeline.disabled_rules)
         st.groundings, probes = grounding.found, grounding.probes
+        if any(g.abbreviated for g in st.groundings):
+            st.rules.add(GrammarRule.ABBREVIATED_VALUE)
         st.ungrounded = grounding.missing
         failures = list(grounding.failures)
         if st.linking is not None:
@@ -459,18 +462,34 @@ class Pipeline:
                          + (0.15 * len(reach) / len(anchors) if anchors else 0.0))
             final.append(ScoredTerm(r, round(total, 4), self.ctx.label(r)))
         final.sort(key=lambda x: -x.score)
-        st.chosen = final[0].iri
+        st.chosen = self._asking_root(st, [x.iri for x in final])
         yield SubgraphsReranked(scores=tuple(final), chosen=st.chosen,
                                 method=getattr(self.reranker, "name", "reranker"),
                                 seconds=time.perf_counter() - t)
+
+    def _asking_root(self, st: AskState, ranked: list[IRI]) -> IRI:
+        """The best-ranked root, unless the offline query on it only restates a value of
+        the question (``synth_plan.restates_value``): then the next root whose query asks
+        something else (the rule ``restated-value``; the LLM path writes its own query)."""
+        if self.llm is not None or GrammarRule.RESTATED_VALUE in \
+                self.config.pipeline.disabled_rules:
+            return ranked[0]
+        assert st.mentions is not None and st.linking is not None
+        for i, root in enumerate(ranked):
+            _, plan = self.offline_synth(st.question, st.mentions, st.linking, st.groundings,
+                                         st.subgraphs[root], ungrounded=st.ungrounded)
+            if not restates_value(plan):
+                if i:
+                    st.rules.add(GrammarRule.RESTATED_VALUE)
+                return root
+        return ranked[0]
 
     def synthesize(self, st: AskState, feedback: str | None = None) -> Iterator[Event]:
         """Write the query (LLM or offline) and check it."""
         assert st.mentions is not None and st.linking is not None and st.chosen is not None
         t = time.perf_counter()
         rules: set[GrammarRule] = set()
-        if any(g.abbreviated for g in st.groundings):
-            rules.add(GrammarRule.ABBREVIATED_VALUE)  # recorded for the held-out ablation
+        rules |= st.rules  # those that fired before synthesis (grounding, root)
         if self.llm is not None:
             sparql = LLMSynthesizer(self.llm)(st.question, st.verbalized[st.chosen],
                                                self.ctx.prefixes, st.groundings, feedback)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from navqa.errors import EndpointError
 from navqa.model.events import ErrorKind, Event, Mentions
 from navqa.model.iri import IRI
+from navqa.model.rules import GrammarRule
 from navqa.model.terms import QueryResult
 from navqa.online.answer_type import AnswerType
 from navqa.online.check import CheckResult
@@ -43,6 +44,8 @@ class AskState:
         error / error_kind: Why there is no result, when there is none.
         execution_error: The endpoint's error when the query failed to run.
         repair_probes: ASK probes the deterministic repairs spent.
+        rules: Grammar rules that shaped the answer outside the synthesizer (value
+            grounding, the choice of root); the query records them with its own.
     """
 
     question: str
@@ -64,3 +67,4 @@ class AskState:
     check: CheckResult | None = None
     execution_error: EndpointError | None = None
     repair_probes: int = 0
+    rules: set[GrammarRule] = field(default_factory=set)

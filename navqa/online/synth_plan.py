@@ -21,7 +21,8 @@ from navqa.online.question_shape import Direction
 
 Triple = tuple[str, str, str]
 
-__all__ = ["Direction", "OrderKey", "Plan", "literal", "render", "render_body", "year_range"]
+__all__ = ["Direction", "OrderKey", "Plan", "literal", "render", "render_body", "restates_value",
+           "year_range"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +95,21 @@ class Plan:
             self.add(var, ctx.compact(prop), name)
             self.used.add(prop)
         return self.data_vars[key]
+
+
+def restates_value(plan: Plan) -> bool:
+    """Whether the query only gives back a value the question states: every projected
+    variable is the value of a property on a node that the same property fixes to a
+    constant (``?f :name "TROLL" . ?f :name ?name`` → ``?name``). Such a query answers
+    nothing ("Who operates the Troll field?" → "TROLL"). Yes/no, aggregates and groups
+    are never restatements.
+    """
+    if plan.ask or plan.group_by or not plan.select or any(
+            not v.startswith("?") or " " in v for v in plan.select):
+        return False
+    fixed = {(s, p) for s, p, o in plan.triples if o.startswith('"')}
+    return all(any(o == v and (s, p) in fixed for s, p, o in plan.triples)
+               for v in plan.select)
 
 
 def _block(triples: list[Triple]) -> str:
