@@ -55,3 +55,6 @@ class GrammarRule(StrEnum):
     """A query that only gives back a value the question states (the name of the entity it
     names: "Who operates the Troll field?" → "TROLL") answers nothing: the next subgraph
     of the rerank whose query asks something else is chosen instead."""
+    ENTITY_PHRASE = "entity-phrase"
+    """"What is the first station of service X?": an attribute phrase whose head noun names
+    the target's class asks for the entity (its name), not for one of its values."""

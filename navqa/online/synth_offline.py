@@ -49,7 +49,15 @@ import numpy as np
 from navqa.model.events import Mentions, ValueMention
 from navqa.model.iri import IRI, OWL_THING, RDF_TYPE, XSD, local_name
 from navqa.model.rules import GrammarRule
-from navqa.online.context import BOOLEAN, DATES, NUMERIC, TIMES, Neighbour, SchemaContext
+from navqa.online.context import (
+    BOOLEAN,
+    DATES,
+    NUMERIC,
+    TIMES,
+    Neighbour,
+    SchemaContext,
+    normal,
+)
 from navqa.online.expansion import Subgraph
 from navqa.online.lexicon import (
     Phenomenon,
@@ -777,6 +785,16 @@ class OfflineSynthesizer:
                             f"{ordering.direction.value} ({bound})")
         return x
 
+    def _names_target(self, plan: Plan, phrase: str) -> bool:
+        """Whether the head noun of an attribute phrase names the target's class ("the
+        first **station**" on ``Station``): the question asks for the entity, not for one
+        of its values (grammar rule ``entity-phrase``)."""
+        cls = plan.var_class[next(iter(plan.var_class))] if plan.var_class else None
+        words = normal(phrase).split()
+        label = normal(self.ctx.label(cls)).split() if cls else []
+        hit = bool(words and label and words[-1] == label[-1])
+        return hit and self._on(plan, GrammarRule.ENTITY_PHRASE, hit)
+
     def _asked_attribute(self, plan: Plan, question: str, linking: Linking) -> str | None:
         """Project a data property the question asks for ("when …", "what is the X of …",
         "how much X …", "in which year …") — on a plan node or one hop away."""
@@ -793,6 +811,8 @@ class OfflineSynthesizer:
             if first is None:
                 return None
             phrase = first
+            if self._names_target(plan, phrase):
+                return None  # "what is the first station of service X": a station
         # the first aggregate word governs: "the average total depth" is an average
         agg = next((a for a in map(aggregate_of, phrase.lower().split()) if a is not None),
                    None) if (m or how_much) else None

@@ -149,3 +149,23 @@ def test_cli_rejects_an_unknown_rule_with_exit_2(tmp_path: Any) -> None:
                                    "--out", str(tmp_path / "run")])
     assert res.exit_code == 2, res.output
     assert "no-rule-bogus" in res.output and "Traceback" not in res.output
+
+
+def test_an_attribute_phrase_naming_the_target_asks_for_the_entity(ctx) -> None:
+    question = "What is the earliest book of Ann Lee?"
+    sparql, plan = _synth(ctx, question, "Book", names=(("Ann Lee", "Author"),))
+    assert GrammarRule.ENTITY_PHRASE in plan.rules
+    assert plan.select == [plan.data_vars[(next(iter(plan.var_class)), EX + "title")]]
+    assert "ORDER BY ASC(" in sparql and "LIMIT 1" in sparql
+    _, off = _synth(ctx, question, "Book", names=(("Ann Lee", "Author"),),
+                    disabled=frozenset({GrammarRule.ENTITY_PHRASE}))
+    assert GrammarRule.ENTITY_PHRASE not in off.rules
+    # an attribute phrase with another head is still an attribute
+    _, attr = _synth(ctx, "What is the publication date of the earliest book of Ann Lee?",
+                     "Book", names=(("Ann Lee", "Author"),))
+    assert GrammarRule.ENTITY_PHRASE not in attr.rules
+    assert attr.select == [plan_var(attr, EX + "publicationDate")]
+
+
+def plan_var(plan: Plan, prop: str) -> str:
+    return plan.data_vars[(next(iter(plan.var_class)), prop)]

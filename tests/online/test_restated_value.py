@@ -59,3 +59,17 @@ def test_the_pipeline_takes_the_next_root_that_asks_something(
     assert GrammarRule.RESTATED_VALUE in _rules(answer)
     assert answer.sparql is not None and "rail:serviceNumber ?" not in answer.sparql
     assert answer.result is not None and not answer.result.is_empty
+
+
+def test_the_first_station_is_a_station_not_one_of_its_values(
+        demo_pipeline: Pipeline) -> None:
+    # the attribute phrase "first station" names the target's class (entity-phrase)
+    answer = demo_pipeline.ask(QUESTION)
+    assert _chosen(answer) == RAIL + "Station"
+    assert GrammarRule.ENTITY_PHRASE in _rules(answer)
+    assert answer.sparql is not None and "SELECT DISTINCT ?name " in answer.sparql
+    assert "ORDER BY ASC(?stopSequence)" in answer.sparql
+    off = Pipeline(demo_pipeline.ctx, demo_pipeline.endpoint, demo_pipeline.config
+                   .with_overrides(pipeline={"disabled_rules": [GrammarRule.ENTITY_PHRASE]}))
+    before = off.ask(QUESTION)
+    assert before.sparql is not None and "SELECT DISTINCT ?name " not in before.sparql
