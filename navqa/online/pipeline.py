@@ -71,7 +71,7 @@ from navqa.online.state import AskState
 from navqa.online.strategies import STRATEGIES, Stages, StrategyRegistry, registry
 from navqa.online.synth_llm import LLMSynthesizer
 from navqa.online.synth_offline import OfflineSynthesizer
-from navqa.online.synth_plan import restates_value
+from navqa.online.synth_plan import literal, restates_value
 from navqa.online.synth_spatial import GEO, parse_spatial
 from navqa.online.values import CategoricalVocabulary, ground_mentions, probe_failure
 from navqa.online.verbalize import compact_listing, edge_cost, token_count, verbalize
@@ -475,10 +475,18 @@ class Pipeline:
                 self.config.pipeline.disabled_rules:
             return ranked[0]
         assert st.mentions is not None and st.linking is not None
+        onto = self.ctx.ontology
+
+        def holds(cls: IRI | None, constant: str) -> bool:
+            """A grounded value's entities are of ``cls`` (or of a sub- or superclass)."""
+            lineage = {cls, *onto.superclasses(cls), *onto.subclasses(cls)} if cls else set()
+            return any(literal(g.stored) == constant and lineage & set(g.classes)
+                       for g in st.groundings)
+
         for i, root in enumerate(ranked):
             _, plan = self.offline_synth(st.question, st.mentions, st.linking, st.groundings,
                                          st.subgraphs[root], ungrounded=st.ungrounded)
-            if not restates_value(plan):
+            if not restates_value(plan, holds):
                 if i:
                     st.rules.add(GrammarRule.RESTATED_VALUE)
                 return root

@@ -31,6 +31,11 @@ def test_the_name_of_the_named_entity_is_a_restatement() -> None:
     assert not restates_value(_plan([*fixed, ("?f", "ex:status", "?s")], ["?s"]))
     # a second column that is not stated is an answer
     assert not restates_value(_plan([*fixed, ("?f", "ex:status", "?s")], ["?name", "?s"]))
+    # a constant on a class that does not hold it is an empty query, not a restatement
+    assert restates_value(_plan(fixed, ["?name"], var_class={"?f": "ex:Field"}),
+                          lambda cls, c: cls == "ex:Field" and c == '"TROLL"')
+    assert not restates_value(_plan(fixed, ["?name"], var_class={"?f": "ex:Maker"}),
+                              lambda cls, c: cls == "ex:Field" and c == '"TROLL"')
     # yes/no, counts and groups are never restatements
     assert not restates_value(_plan(fixed, ["?name"], ask=True))
     assert not restates_value(_plan(fixed, ["(COUNT(DISTINCT ?f) AS ?count)"]))
