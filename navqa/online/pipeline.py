@@ -16,6 +16,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from typing import Any
 
 from navqa.backends.protocols import LLM, Embedder, Reranker, SparqlEndpoint
@@ -71,7 +72,7 @@ from navqa.online.state import AskState
 from navqa.online.strategies import STRATEGIES, Stages, StrategyRegistry, registry
 from navqa.online.synth_llm import LLMSynthesizer
 from navqa.online.synth_offline import OfflineSynthesizer
-from navqa.online.synth_plan import literal, restates_value
+from navqa.online.synth_plan import Plan, render, restates_value
 from navqa.online.synth_spatial import GEO, parse_spatial
 from navqa.online.values import CategoricalVocabulary, ground_mentions, probe_failure
 from navqa.online.verbalize import compact_listing, edge_cost, token_count, verbalize
@@ -468,29 +469,35 @@ class Pipeline:
                                 seconds=time.perf_counter() - t)
 
     def _asking_root(self, st: AskState, ranked: list[IRI]) -> IRI:
-        """The best-ranked root, unless the offline query on it only restates a value of
-        the question (``synth_plan.restates_value``): then the next root whose query asks
-        something else (the rule ``restated-value``; the LLM path writes its own query)."""
+        """The best-ranked root, unless the offline query on it only gives back a value of
+        the question (``synth_plan.restates_value``) and does so in the data (one bounded
+        ASK: an empty one is left to the repairs, which may find the path a misplaced name
+        needs); then the next root whose query asks something else (the rule
+        ``restated-value``; the LLM path writes its own query)."""
         if self.llm is not None or GrammarRule.RESTATED_VALUE in \
                 self.config.pipeline.disabled_rules:
             return ranked[0]
         assert st.mentions is not None and st.linking is not None
-        onto = self.ctx.ontology
-
-        def holds(cls: IRI | None, constant: str) -> bool:
-            """A grounded value's entities are of ``cls`` (or of a sub- or superclass)."""
-            lineage = {cls, *onto.superclasses(cls), *onto.subclasses(cls)} if cls else set()
-            return any(literal(g.stored) == constant and lineage & set(g.classes)
-                       for g in st.groundings)
-
         for i, root in enumerate(ranked):
             _, plan = self.offline_synth(st.question, st.mentions, st.linking, st.groundings,
                                          st.subgraphs[root], ungrounded=st.ungrounded)
-            if not restates_value(plan, holds):
+            if not restates_value(plan) or not self._answers(plan):
                 if i:
                     st.rules.add(GrammarRule.RESTATED_VALUE)
                 return root
         return ranked[0]
+
+    def _answers(self, plan: Plan) -> bool:
+        """Whether the plan's query has an answer (``False`` when the ASK fails too: then
+        nothing is known and the root is kept)."""
+        try:
+            res = self.endpoint.ask(render(self.ctx.prefixes, replace(plan, ask=True)),
+                                    timeout=self.config.runtime.value_probe_timeout_s)
+        except EndpointUnreachableError:
+            raise
+        except EndpointError:
+            return False
+        return bool(res.value)
 
     def synthesize(self, st: AskState, feedback: str | None = None) -> Iterator[Event]:
         """Write the query (LLM or offline) and check it."""

@@ -11,7 +11,6 @@ uses. Nothing is pasted from the question unescaped: constants go through
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from navqa.model.iri import IRI, XSD, local_name
@@ -98,22 +97,18 @@ class Plan:
         return self.data_vars[key]
 
 
-def restates_value(plan: Plan, holds: Callable[[IRI | None, str], bool] | None = None) -> bool:
+def restates_value(plan: Plan) -> bool:
     """Whether the query only gives back a value the question states: every projected
     variable is the value of a property on a node that the same property fixes to a
     constant (``?f :name "TROLL" . ?f :name ?name`` → ``?name``). Such a query answers
-    nothing ("Who operates the Troll field?" → "TROLL"). Yes/no, aggregates and groups
-    are never restatements.
-
-    ``holds(cls, constant)`` says whether entities of the node's class ``cls`` do hold the
-    constant (a grounded value's class): a constant placed on a class that does not hold
-    it is no restatement but an empty query, left to the repairs.
+    nothing ("Who operates the Troll field?" → "TROLL") when it has an answer at all; a
+    name placed on a class that does not hold it makes it empty instead. Yes/no,
+    aggregates and groups are never restatements.
     """
     if plan.ask or plan.group_by or not plan.select or any(
             not v.startswith("?") or " " in v for v in plan.select):
         return False
-    fixed = {(s, p) for s, p, o in plan.triples if o.startswith('"') and (
-        holds is None or holds(plan.var_class.get(s), o))}
+    fixed = {(s, p) for s, p, o in plan.triples if o.startswith('"')}
     return all(any(o == v and (s, p) in fixed for s, p, o in plan.triples)
                for v in plan.select)
 
