@@ -11,21 +11,18 @@ The probes run as written against an rdflib graph standing in for the endpoint.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 import rdflib
+from synth_vkgs import XSD, index_vkg
 
 from navqa.backends.protocols import Embedder
 from navqa.config import NavqaConfig
 from navqa.model.events import ValueMention
 from navqa.model.terms import IRITerm, LiteralTerm, SelectResult, Term
-from navqa.offline.artifacts import build_index
 from navqa.online.context import SchemaContext
 from navqa.online.values import abbreviates, ground_mentions, spells_abbreviated
 
 EX = "http://example.org/strata#"
-XSD = "http://www.w3.org/2001/XMLSchema#"
 ONTOLOGY = f"""@prefix : <{EX}> .
 @prefix owl: <http://www.w3.org/2002/07/owl#> .
 @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
@@ -74,13 +71,8 @@ class GraphEndpoint:
 @pytest.fixture(scope="module")
 def strata(navqa_config: NavqaConfig, embedder: Embedder,
            tmp_path_factory: pytest.TempPathFactory) -> SchemaContext:
-    d: Path = tmp_path_factory.mktemp("strata")
-    (d / "strata.ttl").write_text(ONTOLOGY, encoding="utf-8")
-    (d / "strata.obda").write_text(MAPPING, encoding="utf-8")
-    bundle = build_index(navqa_config, ontology_path=d / "strata.ttl",
-                         mapping_path=d / "strata.obda", out_dir=d / "idx",
-                         embedder=embedder, name="strata")
-    return SchemaContext(bundle, embedder)
+    return index_vkg(navqa_config, embedder, tmp_path_factory.mktemp("strata"), "strata",
+                     ONTOLOGY, MAPPING)
 
 
 @pytest.fixture()

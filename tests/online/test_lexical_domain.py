@@ -9,19 +9,16 @@ not the class's (:func:`navqa.online.linking.lexical_score`).
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from synth_vkgs import XSD, index_vkg
 
 from navqa.backends.protocols import Embedder
 from navqa.config import NavqaConfig
-from navqa.offline.artifacts import build_index
 from navqa.online.context import SchemaContext
 from navqa.online.linking import link
 from navqa.online.mentions import extract_mentions
 
-EX = "http://example.org/fleet#"
-XSD = "http://www.w3.org/2001/XMLSchema#"
+EX = "http://example.org/register#"
 
 ONTOLOGY = f"""@prefix : <{EX}> .
 @prefix owl: <http://www.w3.org/2002/07/owl#> .
@@ -56,13 +53,8 @@ source\t\tSELECT id FROM t1 WHERE kind = 'T'
 @pytest.fixture(scope="module")
 def fleet(navqa_config: NavqaConfig, embedder: Embedder,
           tmp_path_factory: pytest.TempPathFactory) -> SchemaContext:
-    d: Path = tmp_path_factory.mktemp("fleet")
-    (d / "fleet.ttl").write_text(ONTOLOGY, encoding="utf-8")
-    (d / "fleet.obda").write_text(MAPPING, encoding="utf-8")
-    bundle = build_index(navqa_config, ontology_path=d / "fleet.ttl",
-                         mapping_path=d / "fleet.obda", out_dir=d / "idx",
-                         embedder=embedder, name="fleet")
-    return SchemaContext(bundle, embedder)
+    return index_vkg(navqa_config, embedder, tmp_path_factory.mktemp("register"), "register",
+                     ONTOLOGY, MAPPING)
 
 
 def _lexical(ctx: SchemaContext, question: str) -> dict[str, float]:
