@@ -104,6 +104,14 @@ class EndpointStats:
     seconds: float = 0.0
 
 
+STALE_CONNECTION = re.compile(r"This connection has been closed", re.IGNORECASE)
+"""What Ontop says when it hands a query a pooled JDBC connection that died with its
+database (PostgreSQL restarted under a running endpoint): each such failure drops one
+stale connection from the pool, so the same query, sent again, gets a live one."""
+STALE_RETRIES = 4
+"""Extra attempts of a query that met a stale pooled connection."""
+
+
 class HttpSparqlEndpoint:
     """A SPARQL endpoint reached over HTTP.
 
@@ -181,6 +189,19 @@ class HttpSparqlEndpoint:
     def _post(self, query: str, accept: str, timeout: float | None) -> requests.Response:
         read_timeout = timeout or self.timeout
         data = {"query": query, "timeout": str(int(read_timeout))}
+        r = self._send(query, data, accept, read_timeout)
+        for stale in range(STALE_RETRIES):
+            if r.status_code < 500 or not STALE_CONNECTION.search(r.text):
+                break
+            # the database came back under the endpoint: the pool drops one dead
+            # connection per failure, so the query is sent again (read-only, harmless)
+            time.sleep(self.retry_delay * (stale + 1))
+            r = self._send(query, data, accept, read_timeout)
+        return self._check(r, query, read_timeout)
+
+    def _send(self, query: str, data: dict[str, str], accept: str,
+              read_timeout: float) -> requests.Response:
+        """One POST, with the connection-error retries; timeouts raise."""
         attempt = 0
         t0 = time.monotonic()
         while True:
@@ -210,6 +231,11 @@ class HttpSparqlEndpoint:
             time.sleep(self.retry_delay * attempt)
         self.stats.requests += 1
         self.stats.seconds += time.monotonic() - t0
+        return r
+
+    def _check(self, r: requests.Response, query: str, read_timeout: float
+               ) -> requests.Response:
+        """``r`` when it is an answer; the matching :class:`EndpointError` otherwise."""
         if r.status_code == 400:
             raise QueryRejectedError("the endpoint rejected the query", endpoint=self.url,
                                      query=query, status=400, server_message=r.text)
