@@ -246,6 +246,9 @@ class Explainer:
             for s in ev.scores:
                 mark = "→" if s.iri == ev.chosen else " "
                 console.print(f"{mark} {compact(s.iri)} {s.score:.3f}")
+            for iri in ev.passed_over:
+                console.print(f"  passed over {compact(iri)}: its query only restates a value "
+                              "of the question (restated-value)")
             if ev.chosen in self.subgraphs:
                 console.print(Panel(Text(self.subgraphs[ev.chosen]),
                                     title=f"chosen subgraph: {compact(ev.chosen)}", expand=False))

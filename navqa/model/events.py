@@ -290,10 +290,15 @@ class SubgraphVerbalized(Event):
 
 @dataclass(frozen=True)
 class SubgraphsReranked(Event):
+    """The subgraphs' scores and the root taken. ``passed_over``: better-scored roots the
+    offline pipeline did not take because their query only restated a value of the
+    question (grammar rule ``restated-value``), best first."""
+
     stage: ClassVar[str] = "rerank"
     scores: tuple[ScoredTerm, ...]
     chosen: IRI
     method: str
+    passed_over: tuple[IRI, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -463,8 +463,10 @@ class Pipeline:
                          + (0.15 * len(reach) / len(anchors) if anchors else 0.0))
             final.append(ScoredTerm(r, round(total, 4), self.ctx.label(r)))
         final.sort(key=lambda x: -x.score)
-        st.chosen = self._asking_root(st, [x.iri for x in final])
+        ranked = [x.iri for x in final]
+        st.chosen = self._asking_root(st, ranked)
         yield SubgraphsReranked(scores=tuple(final), chosen=st.chosen,
+                                passed_over=tuple(ranked[:ranked.index(st.chosen)]),
                                 method=getattr(self.reranker, "name", "reranker"),
                                 seconds=time.perf_counter() - t)
 

@@ -63,3 +63,12 @@ def test_ask_json_carries_confidence_unplaced_and_alternatives(vkg, tmp_path: Pa
     sure = json.loads(_ask(url, tmp_path, "--json",
                            question="Which company currently operates the Aster Coast Line?"))
     assert sure["confidence"]["level"] == "high" and sure["unplaced"] == []
+
+
+def test_ask_explain_says_which_root_it_passed_over(vkg, tmp_path: Path) -> None:
+    # the best-scored root's query would only give back "1V13" (restated-value)
+    out = _ask(vkg("demo").running.url, tmp_path, "--explain",
+               question="What is the first station of service 1V13?")
+    [line] = [ln for ln in out.splitlines() if "passed over" in ln]
+    assert "rail:ScheduledService" in line and "restates a value of the question" in line
+    assert out.index("5. rerank") < out.index(line) < out.index("6. SPARQL")

@@ -37,8 +37,12 @@ def test_the_name_of_the_named_entity_is_a_restatement() -> None:
     assert not restates_value(_plan(fixed, ["?name"], group_by=["?name"]))
 
 
+def _reranked(answer) -> SubgraphsReranked:
+    return next(e for e in reversed(answer.events) if isinstance(e, SubgraphsReranked))
+
+
 def _chosen(answer) -> str:
-    return next(e for e in reversed(answer.events) if isinstance(e, SubgraphsReranked)).chosen
+    return _reranked(answer).chosen
 
 
 def _rules(answer) -> set[str]:
@@ -54,8 +58,12 @@ def test_the_pipeline_takes_the_next_root_that_asks_something(
     assert GrammarRule.RESTATED_VALUE not in _rules(before)
     assert before.sparql is not None and '"1V13"' in before.sparql
     assert "SELECT DISTINCT ?serviceNumber " in before.sparql  # the value it was given
+    assert _reranked(before).passed_over == ()
     answer = demo_pipeline.ask(QUESTION)
     assert _chosen(answer) != RAIL + "ScheduledService"
+    # the better-scored root it did not take is on the event (`ask --explain` shows it)
+    assert RAIL + "ScheduledService" in _reranked(answer).passed_over
+    assert _chosen(answer) not in _reranked(answer).passed_over
     assert GrammarRule.RESTATED_VALUE in _rules(answer)
     assert answer.sparql is not None and "rail:serviceNumber ?" not in answer.sparql
     assert answer.result is not None and not answer.result.is_empty
