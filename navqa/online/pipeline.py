@@ -505,8 +505,7 @@ class Pipeline:
         """Write the query (LLM or offline) and check it."""
         assert st.mentions is not None and st.linking is not None and st.chosen is not None
         t = time.perf_counter()
-        rules: set[GrammarRule] = set()
-        rules |= st.rules  # those that fired before synthesis (grounding, root)
+        rules = set(st.rules)  # those that fired before synthesis (grounding, root)
         if self.llm is not None:
             sparql = LLMSynthesizer(self.llm)(st.question, st.verbalized[st.chosen],
                                                self.ctx.prefixes, st.groundings, feedback)
