@@ -414,6 +414,7 @@ class ConfidenceReason(StrEnum):
     NO_RESULT = "no-result"
     EMPTY_RESULT = "empty-result"
     EMPTY_AGGREGATE = "empty-aggregate"
+    RESTATED_ANSWER = "restated-answer"
     VALUE_NOT_FOUND = "value-not-found"
     VALUE_PROBE_FAILED = "value-probe-failed"
     UNPLACED_VALUE = "unplaced-value"

@@ -47,7 +47,7 @@ from navqa.model.events import (
     ValuesGrounded,
 )
 from navqa.model.iri import IRI, humanize, local_name
-from navqa.model.terms import QueryResult
+from navqa.model.terms import LiteralTerm, QueryResult, SelectResult
 from navqa.online.check import parse
 from navqa.online.sparql_analysis import used_terms
 
@@ -65,6 +65,7 @@ PENALTY: dict[ConfidenceReason, tuple[float, ConfidenceLevel]] = {
     ConfidenceReason.NO_RESULT: (1.0, ConfidenceLevel.NONE),
     ConfidenceReason.EMPTY_RESULT: (0.5, ConfidenceLevel.LOW),
     ConfidenceReason.EMPTY_AGGREGATE: (0.5, ConfidenceLevel.LOW),
+    ConfidenceReason.RESTATED_ANSWER: (0.5, ConfidenceLevel.LOW),
     ConfidenceReason.VALUE_NOT_FOUND: (0.4, ConfidenceLevel.LOW),
     ConfidenceReason.VALUE_PROBE_FAILED: (0.4, ConfidenceLevel.LOW),
     ConfidenceReason.UNPLACED_VALUE: (0.35, ConfidenceLevel.LOW),
@@ -118,6 +119,10 @@ def assess(question: str, events: Sequence[Event], *, sparql: str | None,
         reasons.append(Reason(ConfidenceReason.EMPTY_AGGREGATE,
                               "the aggregated pattern matched nothing: the value aggregates "
                               "no solution"))
+    elif (restated := _restated(events, result)) is not None:
+        reasons.append(Reason(ConfidenceReason.RESTATED_ANSWER,
+                              f"the answer only restates {restated!r}, a value the question "
+                              "states"))
     reasons += [_part_reason(p) for p in unplaced]
     # a failed probe whose mention is not already an unplaced part (the lower-case names,
     # a categorical value set, the nearest values of a mention)
@@ -242,6 +247,30 @@ def _part_reason(p: UnplacedPart) -> Reason:
                       f"the query does not apply {p.text!r}")
     return Reason(ConfidenceReason.UNPLACED_TERM,
                   f"no term of the query stands for {p.text!r}")
+
+
+def _restated(events: Sequence[Event], result: QueryResult) -> str | None:
+    """The value of the question that every cell of ``result`` only gives back ("Which rig
+    drilled wellbore 2/4-2?" answered by "2/4-2"), ``None`` when some cell says anything
+    else. Only a string value counts (a count or a year may well equal a number of the
+    question), compared ignoring case, as written or in its stored form."""
+    if not isinstance(result, SelectResult) or result.is_empty:
+        return None
+    mentioned = _last(events, MentionsExtracted)
+    stated = {v.text.lower(): v.text for v in (
+        mentioned.mentions.values if isinstance(mentioned, MentionsExtracted) else ())
+        if v.kind == "string"}
+    for e in events:
+        if isinstance(e, ValuesGrounded):
+            stated |= {g.stored.lower(): g.mention for g in e.groundings
+                       if g.stored is not None and g.mention.lower() in stated}
+    bound = [c for row in result.rows for c in row if c is not None]
+    if not bound or not all(isinstance(c, LiteralTerm) for c in bound):
+        return None  # an entity (an IRI) is an answer of its own
+    cells = {c.value.lower() for c in bound if isinstance(c, LiteralTerm)}
+    if not cells <= stated.keys():
+        return None
+    return stated[min(cells)]
 
 
 def _has_value(sparql: str, value: str, kind: str) -> bool:

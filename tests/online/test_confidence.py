@@ -30,11 +30,12 @@ from navqa.model.events import (
     ValuesGrounded,
 )
 from navqa.model.events_json import answer_json, assessment_from_json
-from navqa.model.terms import LiteralTerm, SelectResult
+from navqa.model.terms import IRITerm, LiteralTerm, SelectResult
 from navqa.online.confidence import assess
 
 R = "http://example.org/navqa/rail#"
 OBO = "http://purl.obolibrary.org/obo/"
+XSD = "http://www.w3.org/2001/XMLSchema#"
 ROWS = SelectResult(("name",), ((LiteralTerm("Aster Coast Trains"),),))
 EMPTY = SelectResult(("name",), ())
 Q = "Which company currently operates the Aster Coast Line?"
@@ -79,6 +80,32 @@ def test_a_clean_answer_is_high_with_nothing_unplaced_and_its_alternatives() -> 
         (AlternativeKind.PROPERTY, R + "headquarteredIn"),
         (AlternativeKind.SUBGRAPH, R + "Manufacturer")]
     assert a.alternatives[0].margin == 0.21 and a.alternatives[2].margin == 0.4
+
+
+def test_an_answer_that_only_restates_a_value_of_the_question_is_low() -> None:
+    # "Which company operates the Aster Coast Line?" answered by the line's own name, as
+    # stored ("ASTER COAST LINE"), twice: the answer says nothing the question did not
+    upper = ValueGrounding("Aster Coast Line", R + "Line", R + "name", "ASTER COAST LINE")
+    sparql = SPARQL.replace("Aster Coast Line", "ASTER COAST LINE")
+    rows = SelectResult(("name",), ((LiteralTerm("ASTER COAST LINE"),),
+                                    (LiteralTerm("aster coast line"),)))
+    a = assess(Q, _events(ASTER, grounded=(upper,)), sparql=sparql, result=rows, error=None)
+    [r] = a.confidence.reasons
+    assert r.kind is ConfidenceReason.RESTATED_ANSWER and "'Aster Coast Line'" in r.text
+    assert a.confidence.level is ConfidenceLevel.LOW and a.confidence.score == 0.5
+    # one cell that says something else, an entity (an IRI), or a number the question
+    # also states (a count is no restatement) keeps the answer high
+    for cells in ((LiteralTerm("ASTER COAST LINE"), LiteralTerm("Aster Coast Trains")),
+                  (LiteralTerm("ASTER COAST LINE"), IRITerm(R + "line/7"))):
+        mixed = SelectResult(("name",), tuple((c,) for c in cells))
+        b = assess(Q, _events(ASTER, grounded=(upper,)), sparql=sparql, result=mixed,
+                   error=None)
+        assert b.confidence.level is ConfidenceLevel.HIGH, cells
+    three = SelectResult(("n",), ((LiteralTerm("3", XSD + "integer"),),))
+    c = assess("Which lines have 3 stops?", _events(ValueMention("3", "number")),
+               sparql="SELECT ?n WHERE { ?l <urn:stops> 3 . BIND(3 AS ?n) }", result=three,
+               error=None)
+    assert ConfidenceReason.RESTATED_ANSWER not in [x.kind for x in c.confidence.reasons]
 
 
 def test_a_kept_value_not_in_the_data_is_placed_but_not_found() -> None:
