@@ -47,6 +47,10 @@ class GrammarRule(StrEnum):
     COARSEST_FACT = "coarsest-fact"
     """A figure recorded at two grains next to a node (a field's reserves, and per company):
     the grain about fewer things the question does not name wins a tie."""
+    FACT_AFFINITY = "fact-affinity"
+    """Neighbour classes that offer the asked property equally well (a year on the yearly
+    production and on the yearly investment): the one whose other properties the question
+    speaks of most ("how much oil … in 1990": the production, which records the oil)."""
     ABBREVIATED_VALUE = "abbreviated-value"
     """A stored value that spells the mention with some words abbreviated ("Zechstein
     Group" stored as "ZECHSTEIN GP") grounds it; off, such a mention stays ungrounded and
@@ -58,3 +62,7 @@ class GrammarRule(StrEnum):
     ENTITY_PHRASE = "entity-phrase"
     """"What is the first station of service X?": an attribute phrase whose head noun names
     the target's class asks for the entity (its name), not for one of its values."""
+    NUMBERED_NAME = "numbered-name"
+    """"production licence 501": a bare number right after a noun is the name of the
+    numbered thing when the data stores it as the name of an entity of the class the noun
+    names; off, such a number is always a quantity."""

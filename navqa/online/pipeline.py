@@ -43,6 +43,7 @@ from navqa.model.events import (
     SubgraphExpanded,
     SubgraphsReranked,
     SubgraphVerbalized,
+    ValueMention,
     ValueProbe,
     ValuesGrounded,
 )
@@ -74,7 +75,12 @@ from navqa.online.synth_llm import LLMSynthesizer
 from navqa.online.synth_offline import OfflineSynthesizer
 from navqa.online.synth_plan import Plan, render, restates_value
 from navqa.online.synth_spatial import GEO, parse_spatial
-from navqa.online.values import CategoricalVocabulary, ground_mentions, probe_failure
+from navqa.online.values import (
+    CategoricalVocabulary,
+    ground_mentions,
+    numbered_names,
+    probe_failure,
+)
 from navqa.online.verbalize import compact_listing, edge_cost, token_count, verbalize
 
 __all__ = ["STRATEGIES", "AskState", "CountingLLM", "Pipeline", "run_navqa"]
@@ -324,6 +330,22 @@ class Pipeline:
             self.ctx, self.endpoint, list(st.mentions.values), timeout=probe_timeout,
             abbreviations=GrammarRule.ABBREVIATED_VALUE not in self.config.pipeline.disabled_rules)
         st.groundings, probes = grounding.found, grounding.probes
+        if GrammarRule.NUMBERED_NAME not in self.config.pipeline.disabled_rules:
+            try:
+                named_numbers, more = numbered_names(self.ctx, self.endpoint, st.question,
+                                                     list(st.mentions.values),
+                                                     timeout=probe_timeout)
+            except EndpointError as e:  # unreachable: re-raised by probe_failure
+                grounding.failures.append(probe_failure(ValueProbe.EXACT, None, e))
+                named_numbers, more = [], 1
+            probes += more
+            if named_numbers:
+                numbers = {g.mention.text for g in named_numbers}
+                st.mentions = replace(st.mentions, values=tuple(
+                    ValueMention(v.text, "string") if v.kind == "number" and v.text in numbers
+                    else v for v in st.mentions.values))
+                st.groundings = [*st.groundings, *named_numbers]
+                st.rules.add(GrammarRule.NUMBERED_NAME)
         if any(g.abbreviated for g in st.groundings):
             st.rules.add(GrammarRule.ABBREVIATED_VALUE)
         st.ungrounded = grounding.missing

@@ -106,6 +106,9 @@ NEGATIONS = words(Phenomenon.NEGATION)
 _ATTR_Q = re.compile(
     r"^\W*(?:what|which|where)\s+(?:is|are|was|were)\s+the\s+(?P<phrase>[\w\s\-]+?)\s+"
     r"(?:of|for|on|in|at)\b", re.I)
+AFFINITY_MARGIN = 0.1
+"""How much more (cosine) the question must speak of one tied neighbour's own properties
+than of another's for ``fact-affinity`` to choose it (:meth:`OfflineSynthesizer._break_tie`)."""
 _IN_WHAT_YEAR = re.compile(r"\b(?:in\s+)?(?:what|which)\s+year\b", re.I)
 _HOW_MUCH = re.compile(r"^\W*how\s+(?:much|large|long|deep|big|high|old)\s+(?P<phrase>.+?)\W*$",
                        re.I)
@@ -583,13 +586,16 @@ class OfflineSynthesizer:
 
     def _find_property(self, plan: Plan, vec: np.ndarray, kinds: frozenset[IRI], *,
                        minimum: float, prefer: str | None = None,
-                       score_fn: Any = None, hop: bool = True) -> tuple[str, IRI] | None:
+                       score_fn: Any = None, hop: bool = True,
+                       about: np.ndarray | None = None) -> tuple[str, IRI] | None:
         """The data property best matching ``vec`` on a plan node, or one hop away.
 
         NPD and similar VKGs reify facts (a field's yearly production, its reserves, its
         operator history): "how much oil did Statfjord produce" needs ``producedOil`` of
         the ``FieldYearlyProduction`` next to the field. A property of a neighbouring
-        class competes with a small penalty; when it wins, the join is added.
+        class competes with a small penalty; when it wins, the join is added. When several
+        neighbours offer it equally well, :meth:`_break_tie` chooses, by ``about`` (the
+        question's vector) among others.
         """
         ctx = self.ctx
         best: tuple[float, str, IRI, Neighbour | None] | None = None
@@ -620,16 +626,9 @@ class OfflineSynthesizer:
         top, var, prop, via = best
         if via is None:
             return var, prop
-        if GrammarRule.COARSEST_FACT not in self.disabled:
-            # the same property at several grains next to the node, tied: the coarsest
-            src = plan.var_class[var] or OWL_THING
-            fewest = self._dimensions_not_asked(via.other, src, plan)
-            for sc, v, p, n in hops:
-                if v == var and p == prop and sc >= top - 1e-9:
-                    dims = self._dimensions_not_asked(n.other, src, plan)
-                    if dims < fewest:
-                        via, fewest = n, dims
-                        plan.rules.add(GrammarRule.COARSEST_FACT)
+        tied = [n for sc, v, p, n in hops if v == var and p == prop and sc >= top - 1e-9]
+        if len(tied) > 1:
+            via = self._break_tie(plan, via, tied, plan.var_class[var] or OWL_THING, prop, about)
         other = via.other
         existing = next((v for v, c in plan.var_class.items() if c == other), None)
         new = existing or plan.new_var(local_name(other))
@@ -644,6 +643,42 @@ class OfflineSynthesizer:
             plan.used.add(via.edge.prop)
             plan.explain.append(f"joined {ctx.compact(other)} for {ctx.compact(prop)}")
         return new, prop
+
+    def _break_tie(self, plan: Plan, first: Neighbour, tied: list[Neighbour], src: IRI,
+                   prop: IRI, about: np.ndarray | None) -> Neighbour:
+        """The neighbour class that gets a property several of them offer equally well.
+
+        Different facts that share the property (a year on the yearly production and on
+        the yearly investment): the one whose own data properties — those the others do
+        not have — the question (``about``) speaks of clearly most (by more than
+        :data:`AFFINITY_MARGIN`; ``fact-affinity``): "how much oil did X produce in 1990"
+        puts the year on the production, which records the oil. Otherwise the same fact at
+        several grains (a field's reserves, and per company): the grain about fewer things
+        the question does not name (``coarsest-fact``, :meth:`_dimensions_not_asked`).
+        """
+        ctx = self.ctx
+        grain = first
+        if GrammarRule.COARSEST_FACT not in self.disabled:
+            dims = {id(n): self._dimensions_not_asked(n.other, src, plan) for n in tied}
+            fewest = min(dims.values())
+            if dims[id(first)] > fewest:
+                grain = next(n for n in tied if dims[id(n)] == fewest)
+                plan.rules.add(GrammarRule.COARSEST_FACT)
+        if about is None or GrammarRule.FACT_AFFINITY in self.disabled:
+            return grain
+        own = {id(n): {e.prop for e in ctx.data_properties_of(n.other) if ctx.allowed(e.prop)}
+               for n in tied}
+        shared = set.intersection(*own.values())
+        affinity = sorted(((max((self._sim(p, about) for p in own[id(n)] - shared), default=0.0), i)
+                           for i, n in enumerate(tied)), reverse=True)
+        (top, i), (second, _) = affinity[0], affinity[1]
+        best = tied[i]
+        if top - second <= AFFINITY_MARGIN or best is grain:
+            return grain
+        plan.rules.add(GrammarRule.FACT_AFFINITY)
+        plan.explain.append(f"{ctx.compact(prop)} on {ctx.compact(best.other)}: the question "
+                            "speaks of its other properties")
+        return best
 
     def _dimensions_not_asked(self, cls: IRI, via: IRI, plan: Plan) -> int:
         """How many further things, beside ``via``, the facts of ``cls`` are about that the
@@ -714,12 +749,15 @@ class OfflineSynthesizer:
                 s -= 0.3
             return s
 
+        about = self._phrase_vec(question)
         found = self._find_property(plan, vec, frozenset(kinds), minimum=0.2,
-                                    prefer=next(iter(plan.var_class)), score_fn=score)
+                                    prefer=next(iter(plan.var_class)), score_fn=score,
+                                    about=about)
         if found is None:
             # never drop the constraint: without it the query answers a broader question
             found = self._find_property(plan, vec, frozenset(kinds), minimum=-10.0,
-                                        prefer=next(iter(plan.var_class)), score_fn=score)
+                                        prefer=next(iter(plan.var_class)), score_fn=score,
+                                        about=about)
             if found is None:
                 plan.explain.append(f"no property of a {v.kind} for the value {v.text!r}: "
                                     "the constraint is not placed")

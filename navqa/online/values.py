@@ -24,9 +24,9 @@ from navqa.model.events import (
     ValueProbe,
     ValueProbeFailure,
 )
-from navqa.model.iri import IRI
+from navqa.model.iri import IRI, humanize
 from navqa.model.terms import IRITerm, LiteralTerm, escape_string
-from navqa.online.context import SchemaContext
+from navqa.online.context import SchemaContext, singular
 
 MAX_PROPERTIES = 16
 LIMIT = 25
@@ -305,6 +305,43 @@ def ground_mentions(ctx: SchemaContext, endpoint: SparqlEndpoint, mentions: list
                 m, tuple(near), kept=bool(near) and len(m.text.split()) >= 2))
     result.probes = probes
     return result
+
+
+def numbered_names(ctx: SchemaContext, endpoint: SparqlEndpoint, question: str,
+                   mentions: list[ValueMention], *, timeout: float = 30.0
+                   ) -> tuple[list[GroundedValue], int]:
+    """Number mentions that are names: "production licence 501", "stage 16".
+
+    A bare integer compared by equality and written right after a noun is a numbered
+    thing's name when the data stores it as the name of an entity whose class that noun
+    names (the last word of the class's label or local name, or of a superclass's). One
+    bounded exact probe for all such numbers; each grounding carries a string mention of
+    the same text, to replace the number (the grammar rule ``numbered-name``). Without
+    such an entity the number stays a quantity.
+    """
+    after: dict[str, str] = {}
+    for m in mentions:
+        if m.kind != "number" or m.comparator != "=" or not m.text.isdigit():
+            continue
+        hit = re.search(rf"\b([A-Za-zÀ-ÿ]+)\s+{re.escape(m.text)}(?![\w/.,-]|,\d)", question)
+        if hit:
+            after[m.text] = singular(hit.group(1).lower())
+    props = [p for p in ctx.name_like_properties if ctx.allowed(p)][:MAX_PROPERTIES]
+    if not after or not props:
+        return [], 0
+    rows = probe_exact(endpoint, props, list(after), timeout=timeout)
+    out: list[GroundedValue] = []
+    for s, p, v in sorted(rows, key=lambda r: props.index(r[1]) if r[1] in props else 99):
+        noun = after.get(v.strip())
+        if noun is None or any(g.mention.text == v.strip() for g in out):
+            continue
+        classes = tuple(ctx.most_specific(ctx.classes_of_iri(s)))
+        kinds = {a for c in classes for a in ctx.ontology.superclasses(c) | {c}}
+        heads = {singular(w) for c in kinds for name in (ctx.label(c), humanize(c))
+                 for w in re.findall(r"[a-zà-ÿ]+", name.lower())[-1:]}
+        if noun in heads:
+            out.append(GroundedValue(ValueMention(v.strip(), "string"), p, v, s, classes, True))
+    return out, 1
 
 
 class CategoricalVocabulary:

@@ -1,4 +1,5 @@
-"""Shared pieces of the synthesizer tests: small VKGs indexed in a temporary folder, and a
+"""Shared pieces of the synthesizer tests: small VKGs indexed in a temporary folder, an
+endpoint over an rdflib graph, and a
 walk over a query's rdflib algebra (structure is asserted on the parsed query, never on
 its text)."""
 
@@ -7,10 +8,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import rdflib
 from rdflib.plugins.sparql.algebra import translateQuery
 from rdflib.plugins.sparql.parser import parseQuery
 from rdflib.term import URIRef
 
+from navqa.model.terms import IRITerm, LiteralTerm, SelectResult, Term
 from navqa.offline.artifacts import build_index
 from navqa.online.context import SchemaContext
 
@@ -92,3 +95,26 @@ source\t\tSELECT id, name FROM branch
 ]]
 """
     return ontology, mapping
+
+
+class GraphEndpoint:
+    """An endpoint answering SELECT queries (value probes) with rdflib over a small graph."""
+
+    def __init__(self, graph: rdflib.Graph, url: str = "memory:graph") -> None:
+        self.graph = graph
+        self.url = url
+        self.queries: list[str] = []
+
+    def select(self, query: str, *, timeout: float | None = None) -> SelectResult:
+        self.queries.append(query)
+        res = self.graph.query(query)
+        names = tuple(str(v) for v in res.vars or ())
+
+        def term(x: object) -> Term | None:
+            if isinstance(x, rdflib.URIRef):
+                return IRITerm(str(x))
+            if isinstance(x, rdflib.Literal):
+                return LiteralTerm(str(x), str(x.datatype) if x.datatype else None)
+            return None
+
+        return SelectResult(names, tuple(tuple(term(x) for x in row) for row in res))

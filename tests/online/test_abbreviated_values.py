@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import pytest
 import rdflib
-from synth_vkgs import XSD, index_vkg
+from synth_vkgs import XSD, GraphEndpoint, index_vkg
 
 from navqa.backends.protocols import Embedder
 from navqa.config import NavqaConfig
 from navqa.model.events import ValueMention
-from navqa.model.terms import IRITerm, LiteralTerm, SelectResult, Term
 from navqa.online.context import SchemaContext
 from navqa.online.values import abbreviates, ground_mentions, spells_abbreviated
 
@@ -44,30 +43,6 @@ source\t\tSELECT id, n FROM units
 STORED = ["ZECHSTEIN GP", "ZECHSTEIN FM", "NANSEN FM", "TARBERT FM", "BRENT GP"]
 
 
-class GraphEndpoint:
-    """The probes' SELECT queries, answered by rdflib over a small graph."""
-
-    url = "memory:strata"
-
-    def __init__(self, graph: rdflib.Graph) -> None:
-        self.graph = graph
-        self.queries: list[str] = []
-
-    def select(self, query: str, *, timeout: float | None = None) -> SelectResult:
-        self.queries.append(query)
-        res = self.graph.query(query)
-        names = tuple(str(v) for v in res.vars or ())
-
-        def term(x: object) -> Term | None:
-            if isinstance(x, rdflib.URIRef):
-                return IRITerm(str(x))
-            if isinstance(x, rdflib.Literal):
-                return LiteralTerm(str(x), str(x.datatype) if x.datatype else None)
-            return None
-
-        return SelectResult(names, tuple(tuple(term(x) for x in row) for row in res))
-
-
 @pytest.fixture(scope="module")
 def strata(navqa_config: NavqaConfig, embedder: Embedder,
            tmp_path_factory: pytest.TempPathFactory) -> SchemaContext:
@@ -82,7 +57,7 @@ def endpoint() -> GraphEndpoint:
         s = rdflib.URIRef(f"{EX}unit/{i}")
         g.add((s, rdflib.RDF.type, rdflib.URIRef(EX + "Unit")))
         g.add((s, rdflib.URIRef(EX + "name"), rdflib.Literal(name, datatype=rdflib.XSD.string)))
-    return GraphEndpoint(g)
+    return GraphEndpoint(g, "memory:strata")
 
 
 def test_abbreviation_keeps_the_first_letter_and_the_order() -> None:
