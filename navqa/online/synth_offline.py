@@ -587,7 +587,7 @@ class OfflineSynthesizer:
     def _find_property(self, plan: Plan, vec: np.ndarray, kinds: frozenset[IRI], *,
                        minimum: float, prefer: str | None = None,
                        score_fn: Any = None, hop: bool = True,
-                       about: np.ndarray | None = None) -> tuple[str, IRI] | None:
+                       about: str | None = None) -> tuple[str, IRI] | None:
         """The data property best matching ``vec`` on a plan node, or one hop away.
 
         NPD and similar VKGs reify facts (a field's yearly production, its reserves, its
@@ -595,7 +595,7 @@ class OfflineSynthesizer:
         the ``FieldYearlyProduction`` next to the field. A property of a neighbouring
         class competes with a small penalty; when it wins, the join is added. When several
         neighbours offer it equally well, :meth:`_break_tie` chooses, by ``about`` (the
-        question's vector) among others.
+        question) among others.
         """
         ctx = self.ctx
         best: tuple[float, str, IRI, Neighbour | None] | None = None
@@ -645,7 +645,7 @@ class OfflineSynthesizer:
         return new, prop
 
     def _break_tie(self, plan: Plan, first: Neighbour, tied: list[Neighbour], src: IRI,
-                   prop: IRI, about: np.ndarray | None) -> Neighbour:
+                   prop: IRI, about: str | None) -> Neighbour:
         """The neighbour class that gets a property several of them offer equally well.
 
         Different facts that share the property (a year on the yearly production and on
@@ -664,12 +664,14 @@ class OfflineSynthesizer:
             if dims[id(first)] > fewest:
                 grain = next(n for n in tied if dims[id(n)] == fewest)
                 plan.rules.add(GrammarRule.COARSEST_FACT)
-        if about is None or GrammarRule.FACT_AFFINITY in self.disabled:
+        vec = self._phrase_vec(about) if about and \
+            GrammarRule.FACT_AFFINITY not in self.disabled else None  # only on a tie
+        if vec is None:
             return grain
         own = {id(n): {e.prop for e in ctx.data_properties_of(n.other) if ctx.allowed(e.prop)}
                for n in tied}
         shared = set.intersection(*own.values())
-        affinity = sorted(((max((self._sim(p, about) for p in own[id(n)] - shared), default=0.0), i)
+        affinity = sorted(((max((self._sim(p, vec) for p in own[id(n)] - shared), default=0.0), i)
                            for i, n in enumerate(tied)), reverse=True)
         (top, i), (second, _) = affinity[0], affinity[1]
         best = tied[i]
@@ -749,15 +751,14 @@ class OfflineSynthesizer:
                 s -= 0.3
             return s
 
-        about = self._phrase_vec(question)
         found = self._find_property(plan, vec, frozenset(kinds), minimum=0.2,
                                     prefer=next(iter(plan.var_class)), score_fn=score,
-                                    about=about)
+                                    about=question)
         if found is None:
             # never drop the constraint: without it the query answers a broader question
             found = self._find_property(plan, vec, frozenset(kinds), minimum=-10.0,
                                         prefer=next(iter(plan.var_class)), score_fn=score,
-                                        about=about)
+                                        about=question)
             if found is None:
                 plan.explain.append(f"no property of a {v.kind} for the value {v.text!r}: "
                                     "the constraint is not placed")

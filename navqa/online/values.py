@@ -323,7 +323,7 @@ def numbered_names(ctx: SchemaContext, endpoint: SparqlEndpoint, question: str,
     for m in mentions:
         if m.kind != "number" or m.comparator != "=" or not m.text.isdigit():
             continue
-        hit = re.search(rf"\b([A-Za-zÀ-ÿ]+)\s+{re.escape(m.text)}(?![\w/.,-]|,\d)", question)
+        hit = re.search(rf"\b([A-Za-zÀ-ÿ]+)\s+{re.escape(m.text)}(?![\w/.,-])", question)
         if hit:
             after[m.text] = singular(hit.group(1).lower())
     props = [p for p in ctx.name_like_properties if ctx.allowed(p)][:MAX_PROPERTIES]
