@@ -323,7 +323,10 @@ def numbered_names(ctx: SchemaContext, endpoint: SparqlEndpoint, question: str,
     for m in mentions:
         if m.kind != "number" or m.comparator != "=" or not m.text.isdigit():
             continue
-        hit = re.search(rf"\b([A-Za-zÀ-ÿ]+)\s+{re.escape(m.text)}(?![\w/.,-])", question)
+        # a comma or full stop ends the name ("in licence 501, which …") unless a digit
+        # or letter follows it ("501.5", "501,000")
+        hit = re.search(rf"\b([A-Za-zÀ-ÿ]+)\s+{re.escape(m.text)}(?![\w/-]|[.,]\w)",
+                        question)
         if hit:
             after[m.text] = singular(hit.group(1).lower())
     props = [p for p in ctx.name_like_properties if ctx.allowed(p)][:MAX_PROPERTIES]

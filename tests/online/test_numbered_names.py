@@ -86,6 +86,17 @@ def test_a_number_after_the_class_noun_is_the_entity_name(licences: SchemaContex
         (ValueMention("501", "string"), "501", EX + "name", (EX + "ProductionLicence",))]
 
 
+@pytest.mark.parametrize("question", [
+    "In production licence 501, which wellbores were drilled?",
+    "List the wellbores drilled in production licence 501.",
+])
+def test_punctuation_after_the_number_ends_the_name(licences: SchemaContext,
+                                                    endpoint: GraphEndpoint,
+                                                    question: str) -> None:
+    found, _ = numbered_names(licences, endpoint, question, _numbers(question))
+    assert [(g.stored, g.classes) for g in found] == [("501", (EX + "ProductionLicence",))]
+
+
 def test_the_noun_must_name_the_class_of_the_entity(licences: SchemaContext,
                                                     endpoint: GraphEndpoint) -> None:
     # "34" is stored as the name of a block, not of a licence
@@ -100,6 +111,7 @@ def test_the_noun_must_name_the_class_of_the_entity(licences: SchemaContext,
     "Which licences have an area of 501?",  # "of": a quantity
     "Which licences have an area larger than 501?",  # a comparison
     "Which licences have 501 wellbores?",  # the number before the noun
+    "Which licences lie in block 501.5?",  # a decimal, not a name
 ])
 def test_a_quantity_stays_a_number(licences: SchemaContext, endpoint: GraphEndpoint,
                                    question: str) -> None:
