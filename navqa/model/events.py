@@ -204,12 +204,14 @@ class UngroundedValue:
 
 class ValueProbe(StrEnum):
     """A kind of value-grounding probe: a mention's exact or substring match, the nearest
-    stored values of an unmatched mention, a property's categorical values."""
+    stored values of an unmatched mention, a property's categorical values, a code
+    list's labels and the classes that have a code."""
 
     EXACT = "exact"
     SUBSTRING = "substring"
     NEAREST = "nearest"
     CATEGORICAL = "categorical"
+    CODE_LIST = "code-list"
 
 
 @dataclass(frozen=True, slots=True)

@@ -66,3 +66,8 @@ class GrammarRule(StrEnum):
     """"production licence 501": a bare number right after a noun is the name of the
     numbered thing when the data stores it as the name of an entity of the class the noun
     names; off, such a number is always a quantity."""
+    CODE_VALUE = "code-value"
+    """"How many lighthouses …?": a label of a code list (a class of coded values that
+    features point to, "Lighthouse"@en of the structure functions) that the question
+    spells out is a constraint joined through the code, and when it names the answer the
+    class whose instances have the code is the answer class; off, such words only link."""

@@ -31,6 +31,7 @@ from navqa.errors import (
 from navqa.model.events import (
     Answer,
     Answered,
+    AnswerKind,
     AnswerTypePredicted,
     ErrorKind,
     Event,
@@ -53,8 +54,9 @@ from navqa.model.rules import GrammarRule
 from navqa.offline.artifacts import IndexBundle
 from navqa.online.answer_type import offline_answer_type, root_bonus
 from navqa.online.check import CheckResult, check_query
+from navqa.online.code_lists import CodeLists
 from navqa.online.confidence import assess
-from navqa.online.context import SchemaContext
+from navqa.online.context import SchemaContext, normal
 from navqa.online.cost import CostGuard, avoid_costly, cost_event, offline_rewrite
 from navqa.online.expansion import (
     Anchor,
@@ -173,6 +175,7 @@ class Pipeline:
                                                 disabled=config.pipeline.disabled_rules)
         self.vocabulary = CategoricalVocabulary(ctx, endpoint,
                                                 timeout=config.runtime.query_timeout_s)
+        self.code_lists = CodeLists(ctx, endpoint, timeout=config.runtime.query_timeout_s)
         self.candidate_filter: CandidateFilter | None = self._make_filter()
         self.strategies = strategies if strategies is not None else registry
         self._full_ctx: SchemaContext | None = None
@@ -367,6 +370,14 @@ class Pipeline:
             st.ungrounded = [u for u in st.ungrounded if not any(
                 g.stored.lower() in u.mention.text.lower() for g in extra)]
             probes += more
+        typed = st.answer_type
+        if st.linking is not None and \
+                GrammarRule.CODE_VALUE not in self.config.pipeline.disabled_rules:
+            try:
+                probes += self._code_values(st)
+            except EndpointError as e:  # unreachable: re-raised by probe_failure
+                failures.append(probe_failure(ValueProbe.CODE_LIST, None, e))
+                probes += 1
         at = st.answer_type
         if st.linking is not None and at is not None and at.attribute and at.cls is None:
             # "What is the population of Dunmere?": the answer hangs off the named thing.
@@ -377,6 +388,40 @@ class Pipeline:
         yield ValuesGrounded(groundings=tuple(g.event(probes) for g in st.groundings),
                              ungrounded=tuple(u.event() for u in st.ungrounded),
                              failures=tuple(failures), seconds=time.perf_counter() - t)
+        at = st.answer_type
+        if at is not None and at is not typed:  # a code the answer's phrase says
+            yield AnswerTypePredicted(kind=at.kind, cls=at.cls, label=at.phrase,
+                                      method="offline")
+
+    def _code_values(self, st: AskState) -> int:
+        """Code-list labels the question spells out ("lighthouses"): groundings on their
+        code list; when one is the answer's phrase, the class that has the code becomes
+        the answer class (the rule ``code-value``). Returns the probes made."""
+        assert st.mentions is not None and st.linking is not None
+        q = st.question
+        names = [*(v.text for v in st.mentions.values if v.kind == "string"),
+                 *(g.mention.text for g in st.groundings)]
+        taken = [(i, i + len(n)) for n in names if n and (i := q.find(n)) >= 0]
+        matches, probes = self.code_lists.match(q, taken)
+        if not matches:
+            return probes
+        st.groundings = [*st.groundings, *(m.grounding for m in matches)]
+        st.rules.add(GrammarRule.CODE_VALUE)
+        at = st.answer_type
+        if at is None or at.kind not in (AnswerKind.ENTITY, AnswerKind.COUNT):
+            return probes
+        phrase = {w for w in normal(at.phrase).split() if len(w) > 3}
+        # the answer's phrase says the code ("how many lighthouses"; "the tallest
+        # transmission or telecommunication towers"), or there is none ("List the
+        # lighthouses with …"): the first code spelled out
+        named = [m for m in matches if m.owners and (not phrase or phrase & set(normal(
+            f"{m.grounding.mention.text} {m.grounding.stored}").split()))]
+        if named:
+            owner = named[0].owners[0]
+            st.answer_type = replace(at, cls=owner, named=True)
+            if all(c.iri != owner for c in st.linking.classes):
+                st.linking.classes.append(ScoredTerm(owner, at.score, self.ctx.label(owner)))
+        return probes
 
     def _scorer(self, st: AskState) -> Scorer:
         assert st.linking is not None

@@ -157,20 +157,21 @@ class OfflineSynthesizer:
         return cost * (0.85 if in_sub else 1.0)
 
     def _path(self, start: IRI, goals: set[IRI], sub: Subgraph, linking: Linking,
-              max_len: int = 4) -> list[Neighbour] | None:
+              max_len: int = 4, *, loose: bool = True) -> list[Neighbour] | None:
         """Cheapest object-property path from ``start`` to a class of ``goals``.
 
         An edge costs less when its property is relevant to the question, when it is in
         the chosen subgraph, and when it leads through a class the question mentions.
-        Ending on a superclass of a goal (an instance of it may be of the goal class; the
-        constant pins it down) costs a little more than ending on the goal itself.
+        With ``loose``, ending on a superclass of a goal (an instance of it may be of the
+        goal class; the constant pins it down) costs a little more than ending on the goal
+        itself; without, only a goal or one of its subclasses ends a path.
         """
         ctx = self.ctx
         sub_edges = {e.triple for e in sub.edges}
         sub_props = {e.prop for e in sub.edges}
         exact = {g for goal in goals for g in ctx.ontology.subclasses(goal)}
-        loose = {g for goal in goals for g in ctx.ontology.superclasses(goal)} - exact - {
-            OWL_THING}
+        loose_ends = ({g for goal in goals for g in ctx.ontology.superclasses(goal)} - exact
+                      - {OWL_THING}) if loose else set()
         heap: list[tuple[float, int, IRI, list[Neighbour]]] = [(0.0, 0, start, [])]
         best: dict[IRI, float] = {}
         found: tuple[float, list[Neighbour]] | None = None
@@ -181,7 +182,7 @@ class OfflineSynthesizer:
                 break
             if path and node in exact:
                 return path
-            if path and node in loose and (found is None or cost + 0.5 < found[0]):
+            if path and node in loose_ends and (found is None or cost + 0.5 < found[0]):
                 found = (cost + 0.5, path)
             if best.get(node, 1e9) <= cost or len(path) >= max_len:
                 continue
@@ -481,14 +482,14 @@ class OfflineSynthesizer:
                 and ctx.allowed(g.prop)]
         if same:
             g = same[0]
-            plan.add(t, ctx.compact(g.prop), literal(g.stored))
+            plan.add(t, ctx.compact(g.prop), literal(g.stored, lang=g.lang))
             plan.used.add(g.prop)
             return g
         best: tuple[float, GroundedValue, list[Neighbour]] | None = None
         for g in options:
             if not g.classes or not ctx.allowed(g.prop):
                 continue
-            path = self._path(root, set(g.classes), sub, linking)
+            path = self._path(root, set(g.classes), sub, linking, loose=not g.code)
             if path is None:
                 continue
             cost = sum(self._edge_cost(n.edge.prop, False, linking) for n in path)
@@ -515,7 +516,7 @@ class OfflineSynthesizer:
                 plan.add(new, prop, var)
             node_vars.setdefault(nxt, new)
             var, cls = new, nxt
-        plan.add(var, ctx.compact(g.prop), literal(g.stored))
+        plan.add(var, ctx.compact(g.prop), literal(g.stored, lang=g.lang))
         plan.used.add(g.prop)
         return g
 

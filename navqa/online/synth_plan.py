@@ -156,9 +156,11 @@ def render(prefixes: dict[str, str], plan: Plan) -> str:
     return q
 
 
-def literal(value: str, datatype: IRI | None = None) -> str:
-    """A SPARQL literal with the value escaped."""
+def literal(value: str, datatype: IRI | None = None, *, lang: str | None = None) -> str:
+    """A SPARQL literal with the value escaped (and its language tag, if any)."""
     body = f'"{escape_string(value)}"'
+    if lang:
+        return f"{body}@{lang}"
     if datatype and datatype != XSD + "string":
         return f"{body}^^<{datatype}>"
     return body

@@ -48,6 +48,9 @@ class GroundedValue:
         exact: Whether the match was exact (case-insensitive) rather than a substring.
         abbreviated: Whether the stored form spells the mention with some words
             abbreviated (:func:`spells_abbreviated`), found by the nearest-value probe.
+        lang: The stored literal's language tag (a code list's "Lighthouse"@en), if any.
+        code: The value is the label of a code-list entry (:mod:`navqa.online.code_lists`):
+            it lives on exactly its class, never on a superclass's sibling.
     """
 
     mention: ValueMention
@@ -57,6 +60,8 @@ class GroundedValue:
     classes: tuple[IRI, ...]
     exact: bool
     abbreviated: bool = False
+    lang: str | None = None
+    code: bool = False
 
     def event(self, probes: int) -> ValueGrounding:
         return ValueGrounding(mention=self.mention.text,

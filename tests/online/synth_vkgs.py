@@ -114,7 +114,8 @@ class GraphEndpoint:
             if isinstance(x, rdflib.URIRef):
                 return IRITerm(str(x))
             if isinstance(x, rdflib.Literal):
-                return LiteralTerm(str(x), str(x.datatype) if x.datatype else None)
+                return LiteralTerm(str(x), str(x.datatype) if x.datatype else None,
+                                   x.language or None)
             return None
 
         return SelectResult(names, tuple(tuple(term(x) for x in row) for row in res))

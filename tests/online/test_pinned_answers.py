@@ -16,7 +16,11 @@ import pytest
 
 from navqa.evaluation.dataset import Question, load_split
 from navqa.evaluation.metrics import score
+from navqa.model.events import AnswerTypePredicted, QuerySynthesized
+from navqa.model.rules import GrammarRule
 from navqa.online.pipeline import Pipeline
+
+ATKIS = "http://example.org/ontologies/atkis#"
 
 PINNED: dict[str, tuple[str, ...]] = {
     # several rows, a one-hop list, a year, a numeric filter, a superlative; a negated
@@ -28,8 +32,11 @@ PINNED: dict[str, tuple[str, ...]] = {
     # pattern, the top five by a count, an attribute of a name
     "bgee": ("bgee-001", "bgee-002", "bgee-008", "bgee-017", "bgee-007",
              "bgee-021", "bgee-005"),
-    # two lists; a count within a distance, a class named by its label's head, a pattern
-    "atkis": ("atkis-004", "atkis-007", "atkis-027", "atkis-006", "atkis-008"),
+    # two lists; a count within a distance, a class named by its label's head, a pattern;
+    # a count and a list with a further column of things named by a code-list label
+    # ("lighthouses", code-value)
+    "atkis": ("atkis-004", "atkis-007", "atkis-027", "atkis-006", "atkis-008",
+              "atkis-015", "atkis-016"),
 }
 
 
@@ -90,3 +97,22 @@ def test_bgee_pinned_answer(bgee_pipeline: Pipeline, qid: str) -> None:
 @pytest.mark.parametrize("qid", PINNED["atkis"])
 def test_atkis_pinned_answer(atkis_pipeline: Pipeline, qid: str) -> None:
     _check(atkis_pipeline, _questions("atkis")[qid])
+
+
+@pytest.mark.atkis
+@pytest.mark.ontop
+def test_a_code_list_label_names_the_answer_class(atkis_pipeline: Pipeline) -> None:
+    # atkis-015: "lighthouses" is the label "Lighthouse"@en of a structure function; the
+    # class whose instances have that code (from the probe) is the answer class
+    question = _questions("atkis")["atkis-015"].question
+    answer = atkis_pipeline.ask(question)
+    typed = [e for e in answer.events if isinstance(e, AnswerTypePredicted)]
+    assert len(typed) == 2 and typed[-1].cls == ATKIS + "Building" != typed[0].cls
+    rules = {r for e in answer.events if isinstance(e, QuerySynthesized) for r in e.rules}
+    assert GrammarRule.CODE_VALUE in rules
+    assert answer.sparql is not None and '"Lighthouse"@en' in answer.sparql
+    off = Pipeline(atkis_pipeline.ctx, atkis_pipeline.endpoint, atkis_pipeline.config
+                   .with_overrides(pipeline={"disabled_rules": [GrammarRule.CODE_VALUE]}))
+    before = off.ask(question)
+    assert before.sparql is not None and "Lighthouse" not in before.sparql
+    assert len([e for e in before.events if isinstance(e, AnswerTypePredicted)]) == 1
