@@ -19,20 +19,19 @@ import re
 import threading
 from collections import Counter
 from dataclasses import dataclass
+from functools import cached_property
 
 from navqa.backends.protocols import SparqlEndpoint
 from navqa.model.events import ValueMention
-from navqa.model.iri import IRI, humanize
+from navqa.model.iri import IRI, RDFS_COMMENT, RDFS_LABEL, SKOS, humanize
 from navqa.model.terms import IRITerm, LiteralTerm, escape_string
 from navqa.online.context import SchemaContext, singular
 from navqa.online.values import GroundedValue
 
-RDFS = "http://www.w3.org/2000/01/rdf-schema#"
-RDFS_LABEL = RDFS + "label"
-LABEL_PROPERTIES = frozenset({RDFS_LABEL, RDFS + "comment",
-                              "http://www.w3.org/2004/02/skos/core#prefLabel",
-                              "http://www.w3.org/2004/02/skos/core#altLabel",
-                              "http://www.w3.org/2004/02/skos/core#definition"})
+__all__ = ["CodeLists", "CodeMatch", "code_list_classes"]
+
+LABEL_PROPERTIES = frozenset({RDFS_LABEL, RDFS_COMMENT, SKOS + "prefLabel",
+                              SKOS + "altLabel", SKOS + "definition"})
 """What an instance of a code list may carry besides its type: labels and descriptions."""
 MAX_LABELS = 2000
 """A class with more labels than this is a set of things, not a list of codes."""
@@ -91,7 +90,8 @@ def _parts(label: str) -> list[str]:
 class CodeLists:
     """The code lists of a VKG and their labels, fetched once per class when first needed
     and kept for the pipeline's lifetime (read-only afterwards; concurrent questions may
-    fetch a class twice, never see half of it)."""
+    fetch a class twice, never see half of it). Nothing is computed before the first
+    question: building the pipeline stays as fast as without code lists."""
 
     def __init__(self, ctx: SchemaContext, endpoint: SparqlEndpoint, *,
                  timeout: float = 30.0, language: str = "en") -> None:
@@ -99,24 +99,32 @@ class CodeLists:
         self.endpoint = endpoint
         self.timeout = timeout
         self.language = language
-        self.classes = code_list_classes(ctx)
-        self._labels: dict[IRI, list[tuple[str, str, str | None]]] = {}
+        self._labels: dict[IRI, list[tuple[str, str | None]]] = {}
         self._lock = threading.Lock()
-        kinds = [*(self.ctx.label(c) for c in ctx.classes), *(humanize(c) for c in ctx.classes)]
-        self._class_names = {tuple(t for t, _, _ in _tokens(k)) for k in kinds}
 
-    def labels(self, cls: IRI) -> list[tuple[str, str, str | None]]:
-        """``(code IRI, label, language)`` of every code of ``cls``; none when it has more
-        than :data:`MAX_LABELS` labels (one bounded query, the first time)."""
+    @cached_property
+    def classes(self) -> list[IRI]:
+        """The VKG's code lists (:func:`code_list_classes`)."""
+        return code_list_classes(self.ctx)
+
+    @cached_property
+    def _class_names(self) -> set[tuple[str, ...]]:
+        """Every class's label and local name, as singular words."""
+        names = [*(self.ctx.label(c) for c in self.ctx.classes),
+                 *(humanize(c) for c in self.ctx.classes)]
+        return {tuple(t for t, _, _ in _tokens(n)) for n in names}
+
+    def labels(self, cls: IRI) -> list[tuple[str, str | None]]:
+        """``(label, language)`` of every code of ``cls``; none when it has more than
+        :data:`MAX_LABELS` labels (one bounded query, the first time)."""
         with self._lock:
             cached = self._labels.get(cls)
         if cached is not None:
             return cached
-        q = (f"SELECT ?c ?l WHERE {{ ?c a <{cls}> ; <{RDFS_LABEL}> ?l . }} "
+        q = (f"SELECT ?l WHERE {{ ?c a <{cls}> ; <{RDFS_LABEL}> ?l . }} "
              f"LIMIT {MAX_LABELS + 1}")
         rows = self.endpoint.select(q, timeout=self.timeout).rows
-        out = [(c.value, v.value, v.lang) for c, v in rows
-               if isinstance(c, IRITerm) and isinstance(v, LiteralTerm)]
+        out = [(v.value, v.lang) for (v,) in rows if isinstance(v, LiteralTerm)]
         out = out if len(out) <= MAX_LABELS else []
         with self._lock:
             self._labels[cls] = out
@@ -161,7 +169,7 @@ class CodeLists:
             labels = self.labels(cls)
             probes += 0 if cached else 1
             seen: set[str] = set()
-            for _code, label, lang in labels:
+            for label, lang in labels:
                 key = label.lower()
                 if key in seen or (lang and lang.split("-")[0].lower() != self.language):
                     continue

@@ -15,7 +15,8 @@ from synth_vkgs import XSD, GraphEndpoint, index_vkg, nodes
 
 from navqa.backends.protocols import Embedder
 from navqa.config import NavqaConfig
-from navqa.online.code_lists import RDFS_LABEL, CodeLists, code_list_classes
+from navqa.model.iri import RDFS_LABEL
+from navqa.online.code_lists import CodeLists, code_list_classes
 from navqa.online.context import SchemaContext
 from navqa.online.expansion import Subgraph
 from navqa.online.linking import link
