@@ -66,6 +66,16 @@ class GrammarRule(StrEnum):
     """"production licence 501": a bare number right after a noun is the name of the
     numbered thing when the data stores it as the name of an entity of the class the noun
     names; off, such a number is always a quantity."""
+    ROLE_STAND_IN = "role-stand-in"
+    """"Which rig drilled wellbore X?", where no mapped class is a rig: of the mapped
+    classes that could stand in for the unmapped one the question names, one that an
+    object property names in the role the question's verb says ("drilling facility", for
+    "which rig drilled") wins; off, only the classes' names and vectors count."""
+    RELATION_COLUMN = "relation-column"
+    """"Which companies hold a share in X, and how large is each share?": an asked column
+    that is on neither node but on a relation class linking the answer and X (a link table
+    with attributes) is projected from that relation, which replaces the direct join
+    between them; off, only the query's own nodes offer columns."""
     CODE_VALUE = "code-value"
     """"How many lighthouses …?": a label of a code list (a class of coded values that
     features point to, "Lighthouse"@en of the structure functions) that the question

@@ -17,6 +17,10 @@ preference for a *named* class was removed by the held-out ablation of 2026-12-0
 changed one dev answer and no test answer: docs/evaluation.md), so ``named`` is recorded
 but decides nothing.
 
+When the phrase names an *unmapped* class, a mapped class stands in for it; the one that
+an object property names in the role the question's active verb says comes first ("which
+rig **drilled** …": ``drillingFacility`` → ``Facility``; grammar rule ``role-stand-in``).
+
 The prior only *boosts* ranking; it never removes a candidate.
 """
 
@@ -24,7 +28,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from navqa.model.events import AnswerKind, Mentions
 from navqa.model.iri import IRI
@@ -37,6 +41,8 @@ _HEAD = re.compile(
     r"(?P<rest>.*)$", re.I)
 _OF_NP = re.compile(r"\bof\s+(?:any|each|every|all|the|a|an)?\s*(?P<rest>.*)$", re.I)
 _AUXILIARIES = words(Phenomenon.AUXILIARY)
+_PERFECT = words(Phenomenon.PERFECT)
+_BE_FORM = words(Phenomenon.BE_FORM)
 # A finite verb ends the noun phrase after the wh-word: an auxiliary, or a word with a
 # past-tense inflection ("which stations opened …", "which companies managed …").
 _INFLECTED_VERB = re.compile(r"[a-z]{3,}[^e]ed$")
@@ -64,6 +70,9 @@ class AnswerType:
         named: ``phrase`` names ``cls`` outright: the class's label (or its comment's first
             sentence) says the phrase's head noun, or ``cls`` stands in for an unmapped class
             so named (recorded; the reranker no longer reads it).
+        role: The object property whose name put ``cls`` in the role the question says,
+            when that chose the stand-in of an unmapped class (grammar rule
+            ``role-stand-in``): ``drillingFacility`` for "which rig drilled …".
     """
 
     kind: AnswerKind
@@ -72,6 +81,7 @@ class AnswerType:
     score: float = 0.0
     attribute: bool = False
     named: bool = False
+    role: IRI | None = None
 
 
 ROOT_BONUS = 0.8
@@ -83,6 +93,8 @@ MODIFIER_PENALTY = 0.05
 """Score taken off a class matched by a prefix of the wh-phrase that lacks its head noun."""
 MODIFIER_KEPT = 0.4
 """Bonus of a mapped stand-in whose name keeps all the modifiers of the wh-phrase."""
+ROLE_PREFIX = 5
+"""Letters two words share to say the same role: "drilled", "drilling" → ``drill``."""
 
 
 def root_bonus(at: AnswerType | None, root: IRI, superclasses: frozenset[IRI] | set[IRI]
@@ -130,14 +142,16 @@ def _plural(word: str) -> bool:
 
 
 def offline_answer_type(ctx: SchemaContext, question: str, mentions: Mentions, *,
-                        hint: Any = None) -> AnswerType:
+                        hint: Any = None, roles: bool = True) -> AnswerType:
     """The answer-type prior: deterministic, or from the LLM's ``hint`` (label + kind).
 
     The noun phrase after the wh-word (or after "of" in "what is the X of any Y") is
     matched against the class index; of its 1–3-word prefixes the best-matching one wins.
     When an *unmapped* class of T matches clearly better than every mapped one (the
     question uses the intuitive but unmapped term), the nearest mapped class stands in —
-    preferably a sibling under the same superclass.
+    preferably a sibling under the same superclass. With ``roles`` (grammar rule
+    ``role-stand-in``), a mapped class that an object property names in the role the
+    question's verb says comes first (:func:`_role_words`, :func:`_role_of`).
     """
     cues = mentions.cues
     if hint is not None and getattr(hint, "kind", "") == "boolean" or cues.yes_no:
@@ -199,9 +213,16 @@ def offline_answer_type(ctx: SchemaContext, question: str, mentions: Mentions, *
     if best is None:
         return AnswerType(kind, phrase=phrases[0], attribute=attribute)
     score, cls, phrase, named = best
-    redirected = _mapped_stand_in(ctx, phrase, score)
+    role_words = _role_words(question, phrase) if roles else frozenset()
+    redirected = _mapped_stand_in(ctx, phrase, score, role_words)
+    role: IRI | None = None
     if redirected is not None:
-        cls, phrase, named = redirected[0], redirected[1], redirected[2] and phrase == full
+        cls, phrase, named = redirected.cls, redirected.phrase, redirected.named and phrase == full
+        role = redirected.role
+        if role is not None:
+            # the question names the unmapped class, and its stand-in plays the role the
+            # question says: the stand-in is as well named as the unmapped class
+            score = max(score, redirected.score)
     found = score >= 0.3 or redirected is not None
     if listing is not None and attribute and hint is None:
         if not found:  # not a class after all: "what are the coordinates …" asks for values
@@ -210,7 +231,8 @@ def offline_answer_type(ctx: SchemaContext, question: str, mentions: Mentions, *
         kind = AnswerKind.ENTITY if kind is AnswerKind.QUANTITY else kind
     named = named or (score >= NAMED_THRESHOLD and phrase.startswith(full))
     return AnswerType(kind, cls=cls if found else None, phrase=phrase,
-                      score=round(score, 4), attribute=attribute, named=found and named)
+                      score=round(score, 4), attribute=attribute, named=found and named,
+                      role=role if found else None)
 
 
 def _in_comment(ctx: SchemaContext, iri: IRI, phrase: str) -> bool:
@@ -250,11 +272,79 @@ def defined_as(ctx: SchemaContext, iri: IRI, head: str) -> bool:
     return head in normal(genus).split()
 
 
-def _mapped_stand_in(ctx: SchemaContext, phrase: str, mapped_score: float
-                     ) -> tuple[IRI, str, bool] | None:
+def _role_words(question: str, phrase: str) -> frozenset[str]:
+    """The verb that says the answer's role, cut to :data:`ROLE_PREFIX` letters.
+
+    The verb that follows the wh-phrase in the active voice ("which rig **drilled** …",
+    "which rig has **drilled** …"): the answer does what it says. After a form of "be"
+    ("which wells were drilled") the answer undergoes it, so the verb names no role of
+    the answer. The phrase's modifiers do not count: "production wells" names a kind of
+    well (a class keeping the modifier), not a well in the production role.
+    """
+    from navqa.online.linking import normal
+
+    said = normal(phrase).split()
+    text = re.findall(r"[a-zà-ÿ]+", question.lower())
+    norm = [normal(w) for w in text]
+    for i in range(len(norm) - len(said) + 1):
+        if said and norm[i:i + len(said)] == said:
+            rest = text[i + len(said):]
+            while rest and rest[0] in _PERFECT:
+                rest = rest[1:]
+            if rest and rest[0] not in _BE_FORM and rest[0] not in STOP \
+                    and len(rest[0]) >= ROLE_PREFIX:
+                return frozenset({rest[0][:ROLE_PREFIX]})
+            break
+    return frozenset()
+
+
+def _role_of(ctx: SchemaContext, cls: IRI, said: frozenset[str]) -> IRI | None:
+    """An object property arriving at ``cls`` whose name is a role the question says.
+
+    The property's label is a compound noun, role words then the class's label: "drilling
+    facility" names a facility in the role of drilling (a label with a preposition, "wellbore
+    for field", names none), and the question's verb says it ("which rig **drilled** …").
+    Words match on their first :data:`ROLE_PREFIX` letters.
+    """
+    from navqa.online.linking import normal
+
+    if not said:
+        return None
+    name = normal(ctx.label(cls))
+    for n in ctx.neighbours(cls, data=False):
+        if n.direction != "in":
+            continue
+        words = normal(ctx.label(n.edge.prop))
+        if not name or not words.endswith(f" {name}"):
+            continue
+        role = words[: -len(name)].split()
+        if any(w in STOP for w in role):
+            continue  # "development wellbore for field" relates to a field, names no role
+        if any(len(w) >= ROLE_PREFIX and w[:ROLE_PREFIX] in said for w in role):
+            return n.edge.prop
+    return None
+
+
+class _StandIn(NamedTuple):
+    """A mapped class standing in for the unmapped class a phrase names."""
+
+    cls: IRI
+    phrase: str
+    """The phrase, annotated with the unmapped class and its stand-in."""
+    named: bool
+    """The unmapped class's label is the phrase or its head noun."""
+    role: IRI | None
+    """The property that named the stand-in's role (:func:`_role_of`), if one did."""
+    score: float
+    """How well the phrase matches the unmapped class."""
+
+
+def _mapped_stand_in(ctx: SchemaContext, phrase: str, mapped_score: float,
+                     said: frozenset[str] = frozenset()) -> _StandIn | None:
     """If an unmapped class matches ``phrase`` much better, the mapped class to use instead.
 
-    The third item: whether the unmapped class's label is the phrase or its head noun.
+    ``said``: the question's role words (:func:`_role_words`); a mapped class that an
+    object property names in one of those roles comes first, whatever the other scores.
     """
     from navqa.online.linking import normal
 
@@ -276,7 +366,7 @@ def _mapped_stand_in(ctx: SchemaContext, phrase: str, mapped_score: float
     # the words before the head ("injection" of "injection wells"): a mapped class whose
     # name keeps them ("injection wellbore") stands in better than the bare head's class
     modifiers = set(normal(phrase).split()[:-1])
-    best: tuple[float, IRI] | None = None
+    best: tuple[float, IRI, IRI | None] | None = None
     for alt in ctx.classes:
         if not ctx.allowed(alt):
             continue
@@ -290,9 +380,11 @@ def _mapped_stand_in(ctx: SchemaContext, phrase: str, mapped_score: float
         if modifiers:
             s += MODIFIER_KEPT * len(modifiers & set(normal(ctx.label(alt)).split())) / len(
                 modifiers)
-        if best is None or s > best[0]:
-            best = (s, alt)
+        role = _role_of(ctx, alt, said)
+        # a class the question's words put in a role wins over names and taxonomy
+        if best is None or (role is not None, s) > (best[2] is not None, best[0]):
+            best = (s, alt, role)
     if best is None:
         return None
-    return (best[1], f"{phrase} (unmapped {ctx.compact(top)} → {ctx.compact(best[1])})",
-            top in lexical)
+    return _StandIn(best[1], f"{phrase} (unmapped {ctx.compact(top)} → {ctx.compact(best[1])})",
+                    top in lexical, best[2], top_score)

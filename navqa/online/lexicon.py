@@ -31,6 +31,8 @@ class Phenomenon(Enum):
     WH_WORD = "interrogative opening"
     YES_NO = "auxiliary opening a yes/no question"
     AUXILIARY = "auxiliary or copula: ends a noun phrase"
+    PERFECT = "perfect or do-support auxiliary: the verb after it is still active"
+    BE_FORM = "form of 'be': a participle after it is passive (the subject undergoes it)"
     COUNT = "asks for a count"
     PER_GROUP = "distributive quantifier: one answer per group"
     SUPERLATIVE_MAX = "superlative towards the largest value"
@@ -117,6 +119,8 @@ LEXICON: tuple[Cue, ...] = (
     Cue(Phenomenon.YES_NO, _w("is are was were does do did has have had can could will")),
     Cue(Phenomenon.AUXILIARY, _w("""is are was were be been do does did has have had can will
         would should could may might must""")),
+    Cue(Phenomenon.PERFECT, _w("has have had do does did")),
+    Cue(Phenomenon.BE_FORM, _w("is are was were be been being")),
     Cue(Phenomenon.COUNT, ("how many", "number of", "count")),
     Cue(Phenomenon.PER_GROUP, _w("each every per")),
     Cue(Phenomenon.SUPERLATIVE_MAX, _w(

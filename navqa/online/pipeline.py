@@ -311,9 +311,13 @@ class Pipeline:
         assert st.mentions is not None and st.linking is not None
         t = time.perf_counter()
         hint = st.answer_hint
-        at = offline_answer_type(self.ctx, st.question, st.mentions, hint=hint)
+        at = offline_answer_type(
+            self.ctx, st.question, st.mentions, hint=hint,
+            roles=GrammarRule.ROLE_STAND_IN not in self.config.pipeline.disabled_rules)
         method = "llm" if hint is not None else "offline"
         st.answer_type = at
+        if at.role is not None:
+            st.rules.add(GrammarRule.ROLE_STAND_IN)
         if at.cls is not None and all(c.iri != at.cls for c in st.linking.classes):
             st.linking.classes.append(ScoredTerm(at.cls, at.score, self.ctx.label(at.cls)))
         yield AnswerTypePredicted(kind=at.kind, cls=at.cls, label=at.phrase,
@@ -526,7 +530,10 @@ class Pipeline:
                 # own linking score and whether the subgraph reaches the grounded values.
                 sub = st.subgraphs[r]
                 reach = [a for a in anchors if a in _lineage_closure(self.ctx, sub.nodes)]
-                total = (0.4 * total + st.linking.class_scores.get(r, 0.0)
+                own = st.linking.class_scores.get(r, 0.0)
+                if at is not None and at.role is not None and r == at.cls:
+                    own = max(own, at.score)  # it stands in for the class the question names
+                total = (0.4 * total + own
                          + (0.15 * len(reach) / len(anchors) if anchors else 0.0))
             final.append(ScoredTerm(r, round(total, 4), self.ctx.label(r)))
         final.sort(key=lambda x: -x.score)

@@ -44,9 +44,23 @@ def names_a_name(phrase: str) -> bool:
     return any(t in _NAMING for t in re.findall(r"[a-zà-ÿ][\w\-]*", phrase.lower()))
 
 
+_START = words(Phenomenon.VALIDITY_START)
+_END = words(Phenomenon.VALIDITY_END)
+
+
 def _tokens(text: str) -> list[str]:
+    """Content words; a word for the start or the end of an interval stands for all of its
+    kind ("from when" asks for ``dateOperatorFrom``, "when did it start" too)."""
     spaced = re.sub(r"(?<=[a-z])(?=[A-Z])|[_\-]", " ", text)
-    return [t for t in re.findall(r"[a-zà-ÿ]+", spaced.lower()) if t not in _STOP or t in _NAMING]
+    out = []
+    for t in re.findall(r"[a-zà-ÿ]+", spaced.lower()):
+        if t in _START:
+            out.append("(start)")
+        elif t in _END:
+            out.append("(end)")
+        elif t not in _STOP or t in _NAMING:
+            out.append(t)
+    return out
 
 
 def _same_word(a: str, b: str) -> bool:
@@ -64,6 +78,8 @@ def word_overlap(phrase: str, names: str) -> float:
         1.0
         >>> word_overlap("oil rates", "DSTGasProducedRate")
         0.5
+        >>> word_overlap("date start", "dateStatusFrom"), word_overlap("date start", "dateStatusTo")
+        (1.0, 0.5)
     """
     ws = _tokens(phrase)
     have = _tokens(names)

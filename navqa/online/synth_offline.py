@@ -88,6 +88,7 @@ from navqa.online.synth_negation import (
     negate_since,
 )
 from navqa.online.synth_plan import OrderKey, Plan, literal, render, year_range
+from navqa.online.synth_relations import place_relation_column, relation_column
 from navqa.online.synth_spatial import (
     geometry_property,
     measured_from,
@@ -380,12 +381,27 @@ class OfflineSynthesizer:
             vec = self._phrase_vec(phrase)
             if vec is None:
                 continue
+            def score(p: IRI, vec: np.ndarray = vec, phrase: str = phrase) -> float:
+                return column_score(ctx, phrase, p, self._sim(p, vec), name_props)
+
             # on a node of the query only: a join added for a column would narrow the answer
-            found = self._find_property(
-                plan, vec, kinds, minimum=0.35, prefer=t, hop=False,
-                score_fn=lambda _v, p, vec=vec, phrase=phrase: column_score(
-                    ctx, phrase, p, self._sim(p, vec), name_props))
+            found = self._find_property(plan, vec, kinds, minimum=0.35, prefer=t, hop=False,
+                                        score_fn=lambda _v, p: score(p))
             before = len(plan.triples)
+            # "… hold a share in X, and how large is each share?": the column is on the
+            # relation between the answer and X, which then joins them
+            rel = relation_column(ctx, plan, t, kinds, score, (lambda p: linking.lexical.get(
+                p, 0.0)) if linking is not None else (lambda _p: 0.0)) \
+                if GrammarRule.RELATION_COLUMN not in self.disabled else None
+            if rel is not None and rel.score >= 0.35 and (
+                    found is None or rel.score > score(found[1]) + (0.05 if found[0] == t else 0)):
+                x = place_relation_column(ctx, plan, rel)
+                plan.rules.add(GrammarRule.RELATION_COLUMN)
+                if x not in plan.select:
+                    plan.select.append(x)
+                    if self._column_optional(plan, phrase, optional):
+                        _optional_since(plan, len(plan.triples) - 1)
+                continue
             if found is None:
                 # an entity column ("…, and with which rigs?"): the name of a joined class
                 joined = self._group(plan, phrase, root, t, sub, linking, minimum=0.3) \

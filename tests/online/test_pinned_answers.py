@@ -21,13 +21,16 @@ from navqa.model.rules import GrammarRule
 from navqa.online.pipeline import Pipeline
 
 ATKIS = "http://example.org/ontologies/atkis#"
+NPD = "http://sws.ifi.uio.no/vocab/npd-v2#"
 
 PINNED: dict[str, tuple[str, ...]] = {
     # several rows, a one-hop list, a year, a numeric filter, a superlative; a negated
-    # relation (MINUS), a ranking by a count. (npd-074, "Which rig drilled wellbore
-    # 2/4-2?", regressed on 2026-12-01: with every annotation in the class descriptions
-    # the answer type of "rig" is Well, no longer Facility; docs/evaluation.md.)
-    "npd": ("npd-003", "npd-010", "npd-037", "npd-055", "npd-127", "npd-043", "npd-076"),
+    # relation (MINUS), a ranking by a count; an unmapped answer class whose stand-in the
+    # verb's role names ("which rig drilled", role-stand-in); columns of a relation
+    # between the answer and the anchor ("… and how large is each share?",
+    # relation-column)
+    "npd": ("npd-003", "npd-010", "npd-037", "npd-055", "npd-127", "npd-043", "npd-076",
+            "npd-074", "npd-015"),
     # a description by name, a count, a count over a join, a count of a class; a name
     # pattern, the top five by a count, an attribute of a name
     "bgee": ("bgee-001", "bgee-002", "bgee-008", "bgee-017", "bgee-007",
@@ -116,3 +119,22 @@ def test_a_code_list_label_names_the_answer_class(atkis_pipeline: Pipeline) -> N
     before = off.ask(question)
     assert before.sparql is not None and "Lighthouse" not in before.sparql
     assert len([e for e in before.events if isinstance(e, AnswerTypePredicted)]) == 1
+
+
+@pytest.mark.npd
+@pytest.mark.ontop
+def test_the_verb_s_role_names_the_stand_in_of_an_unmapped_class(npd_pipeline: Pipeline
+                                                                 ) -> None:
+    # npd-074: no mapping populates npdv:Rig; the wellbore's drillingFacility names a
+    # facility in the role "drilled" says
+    question = _questions("npd")["npd-074"].question
+    answer = npd_pipeline.ask(question)
+    (typed,) = [e for e in answer.events if isinstance(e, AnswerTypePredicted)]
+    assert typed.cls == NPD + "Facility"
+    rules = {r for e in answer.events if isinstance(e, QuerySynthesized) for r in e.rules}
+    assert GrammarRule.ROLE_STAND_IN in rules
+    assert answer.sparql is not None and "npdv:drillingFacility" in answer.sparql
+    off = Pipeline(npd_pipeline.ctx, npd_pipeline.endpoint, npd_pipeline.config
+                   .with_overrides(pipeline={"disabled_rules": [GrammarRule.ROLE_STAND_IN]}))
+    (before,) = [e for e in off.ask(question).events if isinstance(e, AnswerTypePredicted)]
+    assert before.cls != NPD + "Facility"

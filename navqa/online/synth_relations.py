@@ -1,0 +1,135 @@
+"""Asked columns that live on a relation between two nodes of the query (``relation-column``).
+
+Relational schemas keep a many-to-many relation with attributes in a table of its own,
+and a VKG maps that table to a class whose instances link the two sides: NPD's
+``FieldLicensee`` links a company to a field and records the company's share and the
+dates of its licence. The VKG often also has a shortcut between the sides
+(``currentFieldOperator``), so the synthesizer may join the answer to the anchor directly.
+"Which companies hold a share in the Grane field, and how large is each share?" asks for
+a column of the relation itself: the share is on neither the company nor the field.
+
+:func:`relation_column` finds such a class: it links the classes of two nodes of the
+query that one triple joins directly, and it has the data property that best matches
+the asked column. :func:`place_relation_column` puts it in the query: the direct triple
+is replaced by the join through the relation's node (the question speaks of that
+relation, so the shortcut, a different relation, no longer narrows the answer), and the
+column is projected.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from navqa.model.iri import IRI, OWL_THING, local_name
+from navqa.online.context import Neighbour, SchemaContext
+from navqa.online.synth_plan import Plan, Triple
+
+__all__ = ["RelationColumn", "place_relation_column", "relation_column"]
+
+
+@dataclass(frozen=True)
+class RelationColumn:
+    """A relation class carrying an asked column, between two nodes of the query.
+
+    Attributes:
+        cls: The relation's class (``FieldLicensee``).
+        prop: Its data property that the column asks for (``companyShare``).
+        score: How well ``prop`` matches the column phrase.
+        shortcut: The query's triple joining the two nodes directly, which the relation
+            replaces.
+        near / far: The two nodes' variables; ``near`` is the answer's.
+        to_near / to_far: The relation's edges, seen from ``near``'s class and from the
+            relation's class.
+    """
+
+    cls: IRI
+    prop: IRI
+    score: float
+    shortcut: Triple
+    near: str
+    far: str
+    to_near: Neighbour
+    to_far: Neighbour
+
+
+def _linked(ctx: SchemaContext, a: IRI, b: IRI) -> bool:
+    sup = ctx.ontology.superclasses
+    return a == b or a in sup(b) or b in sup(a)
+
+
+NAMED_RELATION = 0.1
+"""Bonus of a relation whose edges the question names ("operated": ``fieldOperator``), by
+their lexical evidence: two relations often carry the same kind of column (a start date)."""
+
+
+def relation_column(ctx: SchemaContext, plan: Plan, near: str, kinds: frozenset[IRI],
+                    score: Callable[[IRI], float],
+                    named: Callable[[IRI], float] = lambda _p: 0.0) -> RelationColumn | None:
+    """The best relation class between ``near`` and a node one triple away that has a data
+    property of a datatype in ``kinds`` scoring well by ``score``; ``None`` if none.
+    ``named`` is the lexical evidence of a property in the question (0–1); the relation
+    whose edges the question names best gets up to :data:`NAMED_RELATION` more.
+
+    Only a triple between two typed nodes counts (``?field :currentFieldOperator
+    ?company``); the relation is a class other than both that has an object property to
+    each of them (two different edges) and no name: its instances are facts about the
+    two, not things of their own (a wellbore links a company and a field too, but it has a
+    name). A class already in the query, or a super- or subclass of one, is no candidate:
+    that node offers its columns.
+    """
+    near_cls = plan.var_class.get(near)
+    if near_cls is None:
+        return None
+    # a class already in the query (or of its lineage) offers its columns on its own node
+    in_query = set(plan.var_class.values())
+    best: RelationColumn | None = None
+    for s, p, o in plan.triples:
+        if p == "a" or near not in (s, o) or s == o:
+            continue
+        far = o if s == near else s
+        far_cls = plan.var_class.get(far)
+        if far_cls is None:
+            continue
+        for n in ctx.neighbours(near_cls, data=False):
+            rel = n.other
+            if rel in (OWL_THING, near_cls, far_cls) or not ctx.allowed(rel) \
+                    or any(_linked(ctx, rel, c) for c in in_query if c is not None) \
+                    or not ctx.allowed(n.edge.prop) or ctx.name_property(rel) is not None:
+                continue  # a named thing (a wellbore of the field) is no relation
+            back = [m for m in ctx.neighbours(rel, data=False)
+                    if m.edge.prop != n.edge.prop and ctx.allowed(m.edge.prop)
+                    and _linked(ctx, m.other, far_cls)]
+            if not back:
+                continue
+            to_far = max(back, key=lambda m: named(m.edge.prop))
+            bonus = NAMED_RELATION * max(named(n.edge.prop), named(to_far.edge.prop))
+            for e in ctx.data_properties_of(rel):
+                if not ctx.allowed(e.prop) or ctx.datatype(e.prop, rel) not in kinds:
+                    continue
+                sc = score(e.prop) + bonus
+                if best is None or sc > best.score:
+                    best = RelationColumn(rel, e.prop, sc, (s, p, o), near, far, n, to_far)
+    return best
+
+
+def place_relation_column(ctx: SchemaContext, plan: Plan, rc: RelationColumn) -> str:
+    """Join the relation's node in place of the shortcut triple; the column's variable."""
+    plan.triples.remove(rc.shortcut)
+    node = plan.new_var(local_name(rc.cls))
+    plan.var_class[node] = rc.cls
+    plan.add(node, "a", ctx.compact(rc.cls))
+    plan.used.add(rc.cls)
+    # to_near is seen from the answer's class: "in" means the relation points to it
+    if rc.to_near.direction == "in":
+        plan.add(node, ctx.compact(rc.to_near.edge.prop), rc.near)
+    else:
+        plan.add(rc.near, ctx.compact(rc.to_near.edge.prop), node)
+    if rc.to_far.direction == "out":
+        plan.add(node, ctx.compact(rc.to_far.edge.prop), rc.far)
+    else:
+        plan.add(rc.far, ctx.compact(rc.to_far.edge.prop), node)
+    plan.used |= {rc.to_near.edge.prop, rc.to_far.edge.prop}
+    plan.explain.append(f"column on the relation {ctx.compact(rc.cls)} between {rc.near} and "
+                        f"{rc.far}, in place of {rc.shortcut[1]}")
+    return plan.data_var(ctx, node, rc.prop)
