@@ -211,6 +211,11 @@ class SchemaContext:
                 out.append(sup)
         return out
 
+    def same_lineage(self, a: IRI, b: IRI) -> bool:
+        """Whether ``a`` and ``b`` are one class, or one is a superclass of the other."""
+        sup = self.ontology.superclasses
+        return a == b or a in sup(b) or b in sup(a)
+
     def neighbours(self, cls: IRI, *, data: bool | None = None) -> list[Neighbour]:
         """Edges an instance of ``cls`` can take part in.
 

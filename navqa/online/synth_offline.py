@@ -199,10 +199,6 @@ class OfflineSynthesizer:
                 heapq.heappush(heap, (cost + max(step, 0.3), counter, other, [*path, n]))
         return found[1] if found else None
 
-    def _lineage_match(self, a: IRI, classes: tuple[IRI, ...]) -> bool:
-        sup = self.ctx.ontology.superclasses
-        return any(c == a or a in sup(c) or c in sup(a) for c in classes)
-
     # -- main ----------------------------------------------------------------------------
 
     def __call__(self, question: str, mentions: Mentions, linking: Linking,
@@ -390,8 +386,8 @@ class OfflineSynthesizer:
             before = len(plan.triples)
             # "… hold a share in X, and how large is each share?": the column is on the
             # relation between the answer and X, which then joins them
-            rel = relation_column(ctx, plan, t, kinds, score, (lambda p: linking.lexical.get(
-                p, 0.0)) if linking is not None else (lambda _p: 0.0)) \
+            rel = relation_column(ctx, plan, t, kinds, score,
+                                  lexical=linking.lexical if linking is not None else None) \
                 if GrammarRule.RELATION_COLUMN not in self.disabled else None
             if rel is not None and rel.score >= 0.35 and (
                     found is None or rel.score > score(found[1]) + (0.05 if found[0] == t else 0)):
@@ -494,7 +490,7 @@ class OfflineSynthesizer:
                        sub: Subgraph, linking: Linking, node_vars: dict[IRI, str]
                        ) -> GroundedValue | None:
         ctx = self.ctx
-        same = [g for g in options if self._lineage_match(root, g.classes)
+        same = [g for g in options if any(ctx.same_lineage(root, c) for c in g.classes)
                 and ctx.allowed(g.prop)]
         if same:
             g = same[0]

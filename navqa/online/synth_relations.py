@@ -18,7 +18,7 @@ column is projected.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from navqa.model.iri import IRI, OWL_THING, local_name
@@ -53,23 +53,19 @@ class RelationColumn:
     to_far: Neighbour
 
 
-def _linked(ctx: SchemaContext, a: IRI, b: IRI) -> bool:
-    sup = ctx.ontology.superclasses
-    return a == b or a in sup(b) or b in sup(a)
-
-
 NAMED_RELATION = 0.1
 """Bonus of a relation whose edges the question names ("operated": ``fieldOperator``), by
 their lexical evidence: two relations often carry the same kind of column (a start date)."""
 
 
 def relation_column(ctx: SchemaContext, plan: Plan, near: str, kinds: frozenset[IRI],
-                    score: Callable[[IRI], float],
-                    named: Callable[[IRI], float] = lambda _p: 0.0) -> RelationColumn | None:
+                    score: Callable[[IRI], float], *,
+                    lexical: Mapping[IRI, float] | None = None) -> RelationColumn | None:
     """The best relation class between ``near`` and a node one triple away that has a data
     property of a datatype in ``kinds`` scoring well by ``score``; ``None`` if none.
-    ``named`` is the lexical evidence of a property in the question (0–1); the relation
-    whose edges the question names best gets up to :data:`NAMED_RELATION` more.
+    ``lexical`` is the lexical evidence of properties in the question (0–1,
+    :attr:`~navqa.online.linking.Linking.lexical`); the relation whose edges the question
+    names best gets up to :data:`NAMED_RELATION` more.
 
     Only a triple between two typed nodes counts (``?field :currentFieldOperator
     ?company``); the relation is a class other than both that has an object property to
@@ -81,6 +77,7 @@ def relation_column(ctx: SchemaContext, plan: Plan, near: str, kinds: frozenset[
     near_cls = plan.var_class.get(near)
     if near_cls is None:
         return None
+    named = lexical or {}
     # a class already in the query (or of its lineage) offers its columns on its own node
     in_query = set(plan.var_class.values())
     best: RelationColumn | None = None
@@ -94,16 +91,17 @@ def relation_column(ctx: SchemaContext, plan: Plan, near: str, kinds: frozenset[
         for n in ctx.neighbours(near_cls, data=False):
             rel = n.other
             if rel in (OWL_THING, near_cls, far_cls) or not ctx.allowed(rel) \
-                    or any(_linked(ctx, rel, c) for c in in_query if c is not None) \
+                    or any(ctx.same_lineage(rel, c) for c in in_query if c is not None) \
                     or not ctx.allowed(n.edge.prop) or ctx.name_property(rel) is not None:
                 continue  # a named thing (a wellbore of the field) is no relation
             back = [m for m in ctx.neighbours(rel, data=False)
                     if m.edge.prop != n.edge.prop and ctx.allowed(m.edge.prop)
-                    and _linked(ctx, m.other, far_cls)]
+                    and ctx.same_lineage(m.other, far_cls)]
             if not back:
                 continue
-            to_far = max(back, key=lambda m: named(m.edge.prop))
-            bonus = NAMED_RELATION * max(named(n.edge.prop), named(to_far.edge.prop))
+            to_far = max(back, key=lambda m: named.get(m.edge.prop, 0.0))
+            bonus = NAMED_RELATION * max(named.get(n.edge.prop, 0.0),
+                                         named.get(to_far.edge.prop, 0.0))
             for e in ctx.data_properties_of(rel):
                 if not ctx.allowed(e.prop) or ctx.datatype(e.prop, rel) not in kinds:
                     continue
