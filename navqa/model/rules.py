@@ -76,6 +76,12 @@ class GrammarRule(StrEnum):
     that is on neither node but on a relation class linking the answer and X (a link table
     with attributes) is projected from that relation, which replaces the direct join
     between them; off, only the query's own nodes offer columns."""
+    COLUMN_FALLBACK = "column-fallback"
+    """"Which pipelines start at X, and where do they end?": an asked column that no
+    property of the query's nodes, no relation and no class the phrase names gives is the
+    entity an object property of the answer links it to, when the phrase names that
+    property (``pipelineToFacility``: its name), else a value one join away; off, such a
+    column is reported as not placed."""
     CODE_VALUE = "code-value"
     """"How many lighthouses …?": a label of a code list (a class of coded values that
     features point to, "Lighthouse"@en of the structure functions) that the question

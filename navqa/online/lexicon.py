@@ -60,6 +60,8 @@ class Phenomenon(Enum):
     CONJUNCTION = "coordination: both"
     DISJUNCTION = "coordination: either"
     COMITATIVE = "'along with': an extra answer column"
+    COLUMN_VERB = "imperative asking for listed values: 'give their depths'"
+    DISTRIBUTIVE = "distributive modifier of a column: 'their respective shares'"
     AGG_AVG = "aggregate: average"
     AGG_SUM = "aggregate: sum"
     AGG_MAX = "aggregate: maximum value"
@@ -168,7 +170,11 @@ LEXICON: tuple[Cue, ...] = (
     Cue(Phenomenon.CONJUNCTION, ("and", "as well as")),
     Cue(Phenomenon.DISJUNCTION, ("or", "either")),
     Cue(Phenomenon.COMITATIVE, ("along with", "together with", "with their", "with its",
-                                "and their", "and its")),
+                                "and their", "and its", "including", "as well as their",
+                                "as well as its")),
+    Cue(Phenomenon.COLUMN_VERB, ("list", "give", "show", "name", "provide", "report", "state",
+                                 "return", "display", "include", "tell me")),
+    Cue(Phenomenon.DISTRIBUTIVE, _w("respective corresponding individual")),
     Cue(Phenomenon.AGG_AVG, _w("average mean")),
     Cue(Phenomenon.AGG_SUM, _w("total sum")),
     Cue(Phenomenon.AGG_MAX, _w("highest maximum largest top greatest")),

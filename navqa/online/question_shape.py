@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 
 from navqa.model.events import QuestionCues
+from navqa.online.asked_columns import optional_columns, projections
 from navqa.online.lexicon import NUMBER_VALUES, Phenomenon, pattern, superlative_direction, words
 
 
@@ -61,41 +62,10 @@ _TOP_N = re.compile(rf"\btop\s+(?P<n1>{_NUM_RE})\b|\b(?P<n2>{_NUM_RE})\s+(?P<sup
 _PER_GROUP = re.compile(rf"{pattern(Phenomenon.PER_GROUP)}\s+(?P<group>[a-zà-ÿ][a-zà-ÿ\-]*"
                         rf"(?:\s+(?!(?:{_AUX}|have|has|had)\b)[a-zà-ÿ][a-zà-ÿ\-]*){{0,2}})",
                         re.I)
-# "… along with their operator", "… and their depth"
-_COMITATIVE = re.compile(rf"{pattern(Phenomenon.COMITATIVE)}\s+(?:the\s+|their\s+|its\s+)?"
-                         r"(?P<phrase>[a-zà-ÿ][a-zà-ÿ\-]*(?:\s+[a-zà-ÿ][a-zà-ÿ\-]*){0,2}?)"
-                         r"(?=\s*[,?.!;]|$|\s+(?:and|of|in|on|for|from|with|sorted|ordered|"
-                         r"when|where|if|whenever|wherever|whose|that|which|they|it)\b)",
-                         re.I)
-# "(list) the names and depths of …", "what are the name and status of …"
-_PAIR = re.compile(r"^\W*(?:list|give|show|name|tell\s+me|what\s+(?:are|were|is|was))\s+"
-                   r"(?:me\s+)?(?:the\s+)?(?P<a>[a-zà-ÿ][a-zà-ÿ\-]*(?:\s+[a-zà-ÿ\-]+)?)\s*"
-                   r"(?:,|and|as\s+well\s+as)\s+(?:the\s+|their\s+|its\s+)?"
-                   r"(?P<b>[a-zà-ÿ][a-zà-ÿ\-]*(?:\s+[a-zà-ÿ\-]+)?)\s+of\b", re.I)
 _ALPHABETICAL = re.compile(pattern(Phenomenon.ORDER_ALPHABETICAL), re.I)
 # "list at most ten", "give only five": a bound without an ordering
 _AT_MOST_N = re.compile(r"\b(?:list|give|show|name|return)\s+(?:me\s+)?"
                         rf"(?:at\s+most|up\s+to|only)\s+(?P<n>{_NUM_RE})\b", re.I)
-# "Which X …, and how large is each share?", "…, and from when?", "…, and with which Y?":
-# a coordinated wh-clause asks for a further column
-_AND_WH = re.compile(r",\s*and\s+(?P<prep>(?:from|since|until|with|in|to|at|by)\s+)?"
-                     r"(?P<wh>how\s+(?:large|much|big|long|deep|high|old|many)|"
-                     rf"how(?=\s+(?:{_AUX})\b)|when|where|what|"
-                     r"which|who|whom)\b(?P<rest>[^?.!]*)", re.I)
-# what the wh-word of such a clause asks for, when its own words name nothing
-_WH_HINT = {"when": "date", "where": "location place", "since": "date", "from": "date start",
-            "until": "date end", "how": "amount size value"}
-RANKED_QUANTITY = "(the ranked or compared quantity)"
-"""The column phrase of "…, and how large are they?": the quantity the answers were ranked
-or filtered by."""
-_NAME_WORDS = words(Phenomenon.NAME_PROPERTY) | {w + "s" for w in
-                                                 words(Phenomenon.NAME_PROPERTY)}
-# "… if any", "… when there is one", "… where (a height is) recorded": the column before it
-# may have no value, so it must not narrow the answers
-_MAYBE = re.compile(rf"{pattern(Phenomenon.OPTIONAL_VALUE)}|\b(?:when|where|if|whenever|"
-                    r"wherever)\s+(?:(?:a|an|the|one|its|their|it|they|any|such)\s+)?"
-                    r"(?:[a-zà-ÿ][\w\-]*\s+){0,2}?(?:(?:is|are|was|were|has\s+been|have\s+been)"
-                    rf"\s+)?(?:{pattern(Phenomenon.OPTIONAL_QUALIFIER)})", re.I)
 
 # -- counting shapes: "the most X", "more than 60 different X", "in each year" -------------
 # a noun phrase of up to four content words (ends before a function word or punctuation)
@@ -284,98 +254,6 @@ def per_group(question: str) -> str | None:
     the group's noun phrase first (the synthesizer matches their prefixes)."""
     m = _PER_GROUP.search(question)
     return m.group("group").strip().lower() if m else None
-
-
-def projections(question: str) -> tuple[str, ...]:
-    """Phrases naming further answer columns, besides the answer entity itself.
-
-    A name among them ("the names and depths of") is the entity's own column: left out.
-
-    Example:
-        >>> projections("List the names and lengths of all rivers")
-        ('lengths',)
-        >>> projections("Which ports are there, along with their country?")
-        ('country',)
-    """
-    out: list[str] = []
-    m = _PAIR.match(question)
-    if m:
-        out += pair_columns(m.group("a"), m.group("b"))
-    for c in _COMITATIVE.finditer(question):
-        out.append(c.group("phrase"))
-    w = _AND_WH.search(question)
-    if w and not w.group("wh").lower().endswith("many"):
-        rest = _MAYBE.split(w.group("rest").lower())[0]  # "… where recorded" names no column
-        content = [t for t in re.findall(r"[a-zà-ÿ][\w\-]*", rest)
-                   if t not in _STOP and t not in _AUX_WORDS and t not in _PER]
-        prep = (w.group("prep") or "").strip().lower()
-        wh = w.group("wh").lower()
-        # manner ("and how are they described?") asks for what its verb names, no amount
-        hint = _WH_HINT.get(prep) or ("" if wh == "how" else _WH_HINT.get(wh.split()[0], ""))
-        out.append(" ".join([*content[:3], hint]).strip() if content else
-                   RANKED_QUANTITY if hint == _WH_HINT["how"] else hint)
-    return tuple(dict.fromkeys(p.strip().lower() for p in out if p.strip()))
-
-
-def names_the_entity(phrase: str) -> bool:
-    """Whether a column phrase is a bare name word ("names", "their title"): the answer
-    entity's own name, not a further column ("common names", "short name" are columns).
-
-    Example:
-        >>> names_the_entity("the names"), names_the_entity("common names")
-        (True, False)
-    """
-    content = [t for t in re.findall(r"[a-zà-ÿ][\w\-]*", phrase.lower())
-               if t not in _STOP or t in _NAME_WORDS]
-    return bool(content) and all(t in _NAME_WORDS for t in content)
-
-
-def pair_columns(a: str, b: str) -> list[str]:
-    """The columns of a coordinated pair "the A and B of …".
-
-    Coordinated modifiers share the head noun of the second conjunct ("the scientific and
-    common names", "the oil and gas rates": two columns of that head); a bare name word is
-    the entity's own name (left out).
-
-    Example:
-        >>> pair_columns("scientific", "common names")
-        ['scientific names', 'common names']
-        >>> pair_columns("names", "depths")
-        ['depths']
-        >>> pair_columns("recoverable oil", "gas resources")
-        ['recoverable oil', 'recoverable gas resources']
-    """
-    a, b = a.strip(), b.strip()
-    aw, bw = a.split(), b.split()
-    if len(aw) == 1 and len(bw) >= 2 and not names_the_entity(a):
-        return [f"{a} {bw[-1]}", b]
-    if len(aw) == 2 and len(bw) >= 2 and aw[-1] != bw[-1] and not names_the_entity(a):
-        # "the recoverable oil and gas resources": the modifier before the coordinated
-        # nouns is shared by the second one too
-        return [a, f"{aw[0]} {b}"]
-    return [p for p in (a, b) if not names_the_entity(p)]
-
-
-def optional_columns(question: str, phrases: tuple[str, ...]) -> frozenset[str]:
-    """The column phrases whose value may be missing: each optional-value cue ("if any",
-    "when there is one", "where a height is recorded") marks the column named last before
-    it.
-
-    Example:
-        >>> optional_columns("List the books with their sequel, if any", ("sequel",))
-        frozenset({'sequel'})
-        >>> optional_columns("List the books with their sequel", ("sequel",))
-        frozenset()
-    """
-    low = question.lower()
-    out: set[str] = set()
-    for cue in _MAYBE.finditer(low):
-        at = {p: max((low.rfind(w, 0, cue.start()) for w in p.split()[:1]), default=-1)
-              for p in phrases}
-        before = [(pos, p) for p, pos in at.items() if pos >= 0]
-        if before:
-            out.add(max(before)[1])
-    return frozenset(out)
 
 
 def _countable(np: str) -> bool:

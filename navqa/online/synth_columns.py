@@ -21,9 +21,9 @@ import re
 from collections.abc import Collection
 
 from navqa.model.iri import IRI, local_name
+from navqa.online.asked_columns import names_the_entity, projections
 from navqa.online.context import SchemaContext
 from navqa.online.lexicon import Phenomenon, words
-from navqa.online.question_shape import names_the_entity, projections
 
 _NAMING = {w for p in (Phenomenon.NAME_PROPERTY, Phenomenon.CODE_PROPERTY) for w in words(p)}
 _NAMING |= {w + "s" for w in _NAMING}

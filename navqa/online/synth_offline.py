@@ -49,6 +49,7 @@ import numpy as np
 from navqa.model.events import Mentions, ValueMention
 from navqa.model.iri import IRI, OWL_THING, RDF_TYPE, XSD, local_name
 from navqa.model.rules import GrammarRule
+from navqa.online.asked_columns import PLACE_WORDS, RANKED_QUANTITY
 from navqa.online.context import (
     BOOLEAN,
     DATES,
@@ -69,7 +70,6 @@ from navqa.online.lexicon import (
 )
 from navqa.online.linking import Linking
 from navqa.online.question_shape import (
-    RANKED_QUANTITY,
     Ordering,
     QuestionShape,
     parse_shape,
@@ -79,6 +79,7 @@ from navqa.online.synth_columns import (
     column_score,
     columns_after_attribute,
     literal_kinds,
+    word_overlap,
 )
 from navqa.online.synth_counting import bound_by_count, count_per_year, rank_by_count
 from navqa.online.synth_negation import (
@@ -107,6 +108,10 @@ NEGATIONS = words(Phenomenon.NEGATION)
 _ATTR_Q = re.compile(
     r"^\W*(?:what|which|where)\s+(?:is|are|was|were)\s+the\s+(?P<phrase>[\w\s\-]+?)\s+"
     r"(?:of|for|on|in|at)\b", re.I)
+_COLUMN_LEXICAL = 0.4
+"""Weight of the word overlap between a column phrase and an object property's names."""
+_EDGE_COLUMN_MINIMUM = 0.45
+"""Least score of an object property as the entity column a phrase names."""
 AFFINITY_MARGIN = 0.1
 """How much more (cosine) the question must speak of one tied neighbour's own properties
 than of another's for ``fact-affinity`` to choose it (:meth:`OfflineSynthesizer._break_tie`)."""
@@ -402,11 +407,23 @@ class OfflineSynthesizer:
                 # an entity column ("…, and with which rigs?"): the name of a joined class
                 joined = self._group(plan, phrase, root, t, sub, linking, minimum=0.3) \
                     if root is not None and sub is not None and linking is not None else None
+                if joined is None and self._on(plan, GrammarRule.COLUMN_FALLBACK, applied=False):
+                    # "…, and where do they end?": an object property of the answer that
+                    # the phrase names (``pipelineToFacility``) gives an entity column;
+                    # else a value one join away
+                    joined = self._edge_column(plan, phrase, vec, t)
+                    if joined is None:
+                        hopped = self._find_property(plan, vec, kinds, minimum=0.35, prefer=t,
+                                                     score_fn=lambda _v, p: score(p))
+                        joined = plan.data_var(ctx, *hopped) if hopped is not None else None
+                    if joined is not None:
+                        plan.rules.add(GrammarRule.COLUMN_FALLBACK)
                 if joined is not None and joined not in plan.select:
                     plan.select.append(joined)
                     if self._column_optional(plan, phrase, optional):
                         _optional_since(plan, before)
-                else:
+                    plan.explain.append(f"column {phrase!r} → {joined}")
+                elif joined is None:
                     plan.explain.append(f"no property for the asked column {phrase!r}")
                 continue
             x = plan.data_var(ctx, *found)
@@ -417,6 +434,43 @@ class OfflineSynthesizer:
                     _optional_since(plan, before)
                 plan.explain.append(f"column {phrase!r} → {ctx.compact(found[1])}"
                                     + (" (optional)" if maybe else ""))
+
+    def _edge_column(self, plan: Plan, phrase: str, vec: np.ndarray, t: str) -> str | None:
+        """The name of the entity that an object property of ``t``'s class links it to,
+        when the column phrase names that property ("where do they end" →
+        ``pipelineToFacility``): embedding similarity plus word overlap with the property's
+        name and label and the linked class's label, at least ``_EDGE_COLUMN_MINIMUM``."""
+        ctx = self.ctx
+        cls = plan.var_class.get(t)
+        if cls is None:
+            return None
+        # the words that name the place ("where") any linked entity is: not to be matched
+        wording = " ".join(w for w in phrase.split() if w not in PLACE_WORDS) or phrase
+        best: tuple[float, Neighbour] | None = None
+        for n in ctx.neighbours(cls, data=False):
+            if n.other == OWL_THING or not ctx.allowed(n.edge.prop) or not ctx.allowed(n.other):
+                continue
+            names = f"{local_name(n.edge.prop)} {ctx.label(n.edge.prop)} {ctx.label(n.other)}"
+            sc = self._sim(n.edge.prop, vec) + _COLUMN_LEXICAL * word_overlap(wording, names)
+            if best is None or sc > best[0]:
+                best = (sc, n)
+        if best is None or best[0] < _EDGE_COLUMN_MINIMUM:
+            return None
+        n = best[1]
+        prop = ctx.compact(n.edge.prop)
+        existing = next((o if n.direction == "out" else s_ for s_, p_, o in plan.triples
+                         if p_ == prop and (s_ if n.direction == "out" else o) == t), None)
+        var = existing or plan.new_var(local_name(n.other))
+        if existing is None:
+            plan.var_class[var] = n.other
+            plan.used.add(n.edge.prop)
+            if n.direction == "out":
+                plan.add(t, prop, var)
+            else:
+                plan.add(var, prop, t)
+        name_prop = ctx.name_property(n.other)
+        plan.explain.append(f"column {phrase!r} through {prop}")
+        return plan.data_var(ctx, var, name_prop) if name_prop is not None else var
 
     def _column_optional(self, plan: Plan, phrase: str, optional: frozenset[str]) -> bool:
         """Whether a further column goes in OPTIONAL: when the question says its value may

@@ -24,15 +24,15 @@ from synth_vkgs import algebra as _algebra
 from synth_vkgs import nodes as _nodes
 
 from navqa.model.events import ValueMention
-from navqa.online.expansion import Subgraph
-from navqa.online.linking import link
-from navqa.online.mentions import extract_mentions
-from navqa.online.question_shape import (
+from navqa.online.asked_columns import (
     RANKED_QUANTITY,
     optional_columns,
     pair_columns,
     projections,
 )
+from navqa.online.expansion import Subgraph
+from navqa.online.linking import link
+from navqa.online.mentions import extract_mentions
 from navqa.online.synth_columns import attribute_phrase, word_overlap
 from navqa.online.synth_offline import OfflineSynthesizer
 from navqa.online.values import GroundedValue
@@ -72,8 +72,9 @@ def test_a_comitative_ends_before_a_subordinate_clause() -> None:
         "opening date",)
     assert projections("List the towers with their height where a height is recorded.") == (
         "height",)
+    # the clause about the answer adds its verb ("the train they use")
     assert projections("List the services together with the train they use, if any.") == (
-        "train",)
+        "train use",)
 
 
 @pytest.mark.parametrize("question, optional", [
@@ -96,6 +97,43 @@ def test_the_optional_cue_names_no_column() -> None:
     # "where recorded" qualifies the column, it is none of its words
     assert projections("Which cities lie in Fenland, and what is their population where "
                        "recorded?") == ("population",)
+
+
+@pytest.mark.parametrize("question, columns", [
+    # a head list of three conjuncts
+    ("What are the names, lengths and opening dates of the lines?",
+     ("lengths", "opening dates")),
+    # a possessive list after a verb that asks for values, not at the start
+    ("For each station, give its code and its opening date.", ("code", "opening date")),
+    ("Which lines are electrified? List their lengths.", ("lengths",)),
+    # a comitative with a coordinated list
+    ("List the stations in Ashby with their code and opening date.",
+     ("code", "opening date")),
+    ("List the lines, including their length and speed limit.", ("length", "speed limit")),
+    ("List the franchises and their respective operators.", ("operators",)),
+    # a relative column: a clause about the answer adds its verb, "of their X" its noun
+    ("List the lines and the trains they use.", ("trains use",)),
+    ("List each station with the year it opened.", ("year opened",)),
+    ("List the franchises and the length of their terms.", ("length terms",)),
+    # a coordinated wh-clause without a comma
+    ("Which stations lie in Fenland and what is their code?", ("code",)),
+    ("Which lines start in Ashby and how long are they?", (RANKED_QUANTITY,)),
+    ("Which trains run on the Ashby line and since when?", ("date",)),
+])
+def test_every_form_of_a_projection_list(question: str, columns: tuple[str, ...]) -> None:
+    assert projections(question) == columns
+
+
+@pytest.mark.parametrize("question", [
+    "Which lines are operated by Northern and Southern?",     # coordinated values
+    "Which stations are in Ashby and located on the coast?",  # coordinated predicates
+    "What is the length of the Ashby line?",                  # one attribute
+    "How many stations are in Ashby and in Fenland?",
+    "List the lines with a length above 20 km.",              # a restriction, not a column
+    "Which lines start in Ashby, and how many?",              # a count
+])
+def test_what_is_no_projection_list(question: str) -> None:
+    assert projections(question) == ()
 
 
 def test_an_attribute_question_asks_its_first_coordinated_column() -> None:
@@ -176,6 +214,13 @@ def test_coordinated_modifiers_give_two_columns(demo_ctx) -> None:
                     "Franchise")
     assert _projected(sparql) == [_var_of(sparql, "franchiseStart"),
                                   _var_of(sparql, "franchiseEnd")], sparql
+
+
+def test_a_possessive_list_gives_a_column_each(demo_ctx) -> None:
+    sparql = _synth(demo_ctx, "For each station, give its name, its code and its opening "
+                              "date.", "Station")
+    assert _projected(sparql) == [_var_of(sparql, "name"), _var_of(sparql, "stationCode"),
+                                  _var_of(sparql, "openingDate")], sparql
 
 
 def test_a_coordinated_manner_clause_projects_a_further_column(demo_ctx) -> None:
