@@ -93,6 +93,8 @@ class ValueMention:
             ("name", "description"), or ``None`` (the answer's name).
         case_sensitive: For a pattern: match the case as written (a quoted pattern with
             capitals, copied verbatim), rather than ignoring case.
+        written: The words the value was read from, when ``text`` is not them (a date
+            bound of "between October and December 2012"); ``None``: ``text`` is.
     """
 
     text: str
@@ -101,6 +103,7 @@ class ValueMention:
     match: StringMatch = StringMatch.EXACT
     match_property: str | None = None
     case_sensitive: bool = False
+    written: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -82,6 +82,16 @@ class GrammarRule(StrEnum):
     entity an object property of the answer links it to, when the phrase names that
     property (``pipelineToFacility``: its name), else a value one join away; off, such a
     column is reported as not placed."""
+    ANCHOR_SIDE = "anchor-side"
+    """"Which pipelines start at X?": a value after a word for one side of an interval
+    (start, from, since / end, to, until) is joined through the edge named for that side
+    (``pipelineFromFacility``), not the other (``pipelineToFacility``); off, the edges'
+    relevance to the whole question decides."""
+    CLASS_COLUMN = "class-column"
+    """"List the discoveries of 2009 together with the field they belong to": an asked
+    column whose phrase names a class linked to the answer by an object property, when the
+    data property found for it shares no word with the phrase but the class's name
+    (``dateIncludedInField``), is the linked entity (its name); off, the data property."""
     CODE_VALUE = "code-value"
     """"How many lighthouses …?": a label of a code list (a class of coded values that
     features point to, "Lighthouse"@en of the structure functions) that the question

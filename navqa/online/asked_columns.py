@@ -57,7 +57,9 @@ _MAX_WORDS = 3
 
 # a column noun phrase ends at a function word or an auxiliary, but a name word ("the name
 # and status") and the ordering verbs ("…, sorted by date") are no function words
-_BOUNDARY = (_STOP | _AUX | {"sorted", "ordered", "ranked", "grouped"}) - _NAME_WORDS
+# a comitative ("along with", "together with") ends a list: "its name along with …"
+_BOUNDARY = (_STOP | _AUX | {"sorted", "ordered", "ranked", "grouped", "along", "together"}
+             ) - _NAME_WORDS
 _TOKEN = re.compile(r"[a-zà-ÿ0-9][\w\-]*|[^\w\s]")
 _PUNCT_END = set("?.!;:()[]\"")
 
@@ -72,10 +74,12 @@ _COMITATIVE = re.compile(pattern(Phenomenon.COMITATIVE), re.I)
 # "… and the medium they carry", "… with the year it opened", "… and the size of their
 # shares": a column named by a clause about the answer (a pronoun) or by "of their X"
 _RELATIVE = re.compile(r"\b(?:and|with)\s+the\s+", re.I)
-_BACK_REFERENCE = re.compile(r"^(?:(?:that|which)\s+)?(?:it|they|each)\b|^of\s+(?:their|its)\s+",
+_BACK_REFERENCE = re.compile(r"^(?:(?:that|which|where|when)\s+)?(?:it|they|each)\b"
+                             r"|^of\s+(?:their|its)\s+"
+                             r"|^(?:for|to|of|in|with|by|at|behind)\s+(?:each|them|it)\b",
                              re.I)
 # "…, and how large is each share?", "… and from when?", "…, and with which Y?"
-_AND_WH = re.compile(r"(?:,\s*|\s)and\s+(?P<prep>(?:from|since|until|with|in|to|at|by)\s+)?"
+_AND_WH = re.compile(r"(?:,\s*|\s)and\s+(?P<prep>(?:from|since|until|with|in|on|to|at|by)\s+)?"
                      r"(?P<wh>how\s+(?:large|much|big|long|deep|high|old|many)|"
                      rf"how(?=\s+(?:{_AUX_RE})\b)|when|where|what|"
                      r"which|who|whom)\b(?P<rest>[^?.!]*)", re.I)
@@ -255,15 +259,54 @@ def _back_referred(item: str, after: str) -> str | None:
     return f"{item} {verb}" if verb else item
 
 
+# "… the facility where it starts and the facility where it ends": after a noun phrase
+# with a clause of its own, another one
+_NEXT_NOUN_PHRASE = re.compile(r"^[^,?.!]*?\band\s+(?=(?:the|its|their)\b)", re.I)
+
+
 def _comitatives(question: str) -> list[str]:
+    """The columns after a comitative ("along with their X"); a noun phrase followed by a
+    clause about the answer may be followed by another ("along with the facility where it
+    starts and the facility where it ends": "facility starts", "facility ends")."""
     out: list[str] = []
     for m in _COMITATIVE.finditer(question):
-        found = _conjuncts(question[m.end():])
-        items = found.items
-        if items:
-            items[-1] = _back_referred(items[-1], found.rest) or items[-1]
-        out += [i for i in items if not names_the_entity(i)]
+        text = question[m.end():]
+        for _ in range(4):
+            found = _conjuncts(text)
+            items = found.items
+            back = _back_referred(items[-1], found.rest) if items else None
+            if items and back is not None:
+                items[-1] = back
+            out += [i for i in items if not names_the_entity(i)]
+            more = _NEXT_NOUN_PHRASE.match(found.rest) if back is not None else None
+            if more is None:
+                break
+            text = found.rest[more.end():]
     return out
+
+
+# "…, and, where known, who operates them?", "… and, if any, the company responsible":
+# an optional-value cue set off between "and" and the column it qualifies
+_AND_MAYBE = re.compile(r"\band\s*,\s*(?P<cue>[^,?.!]{2,30}?)\s*,\s*", re.I)
+
+
+def _unparenthesized(question: str) -> tuple[str, list[int]]:
+    """The question without the optional-value cues set off after an "and" ("and, where
+    known, who …" → "and who …"), and where each cue was (in the returned text).
+
+    Example:
+        >>> _unparenthesized("Which pipes carry gas, and, where known, who runs them?")
+        ('Which pipes carry gas, and who runs them?', [27])
+    """
+    out, at, last = [], [], 0
+    for m in _AND_MAYBE.finditer(question):
+        if not _MAYBE.fullmatch(m.group("cue").strip()) and not _MAYBE.match(m.group("cue")):
+            continue
+        out.append(question[last:m.start()] + "and ")
+        at.append(sum(len(x) for x in out))
+        last = m.end()
+    out.append(question[last:])
+    return "".join(out), at
 
 
 def _relative_columns(question: str) -> list[str]:
@@ -307,7 +350,13 @@ def projections(question: str) -> tuple[str, ...]:
         ('country', 'opening year')
         >>> projections("List the lines and the towns they serve")
         ('towns serve',)
+        >>> projections("List the ships and the company responsible for each.")
+        ('company responsible',)
+        >>> projections("For each pipe, give its name along with the station where it "
+        ...             "starts and the station where it ends.")
+        ('station starts', 'station ends')
     """
+    question, _ = _unparenthesized(question)
     found = [*_head_list(question), *_comitatives(question), *_possessive_lists(question),
            *_relative_columns(question), *_wh_clause(question)]
     out = list(dict.fromkeys(p.strip().lower() for p in found if p.strip()))
@@ -320,6 +369,12 @@ def projections(question: str) -> tuple[str, ...]:
     return tuple(sorted(out, key=at))
 
 
+def _first_at(low: str, phrase: str, start: int) -> int:
+    """Where the first word of a column phrase occurs at or after ``start`` (``-1``: not)."""
+    words_ = phrase.split()
+    return low.find(words_[0], start) if words_ else -1
+
+
 def optional_columns(question: str, phrases: tuple[str, ...]) -> frozenset[str]:
     """The column phrases whose value may be missing: each optional-value cue ("if any",
     "when there is one", "where a height is recorded") marks the column named last before
@@ -330,10 +385,20 @@ def optional_columns(question: str, phrases: tuple[str, ...]) -> frozenset[str]:
         frozenset({'sequel'})
         >>> optional_columns("List the books with their sequel", ("sequel",))
         frozenset()
+        >>> optional_columns("List the books and, where known, their sequel", ("sequel",))
+        frozenset({'sequel'})
     """
-    low = question.lower()
+    plain, set_off = _unparenthesized(question)
     out: set[str] = set()
+    low_plain = plain.lower()
+    for pos in set_off:  # "and, where known, who operates them": the column after the cue
+        after = [(i, p) for p in phrases if (i := _first_at(low_plain, p, pos)) >= 0]
+        if after:
+            out.add(min(after)[1])
+    low = question.lower()
     for cue in _MAYBE.finditer(low):
+        if _AND_MAYBE.search(low[max(0, cue.start() - 8):cue.end() + 3]):
+            continue  # set off after an "and": it qualifies what follows (above)
         at = {p: max((low.rfind(w, 0, cue.start()) for w in p.split()[:1]), default=-1)
               for p in phrases}
         before = [(pos, p) for p, pos in at.items() if pos >= 0]

@@ -12,6 +12,7 @@ Two implementations of one job:
 
 from __future__ import annotations
 
+import calendar
 import re
 from collections.abc import Sequence
 
@@ -54,6 +55,14 @@ _RANGE_LOW = re.compile(r"\bbetween\s+$", re.I)
 _RANGE_LOW_FROM = re.compile(r"\bfrom\s+$", re.I)
 _RANGE_HIGH = re.compile(r"\b(?:between|from)\s+[\w.,:-]+\s+(?:and|to|until)\s+$", re.I)
 _RANGE_NEXT = re.compile(r"^[\w.,:-]*\s+(?:to|until|and)\s+\d", re.I)
+# a calendar month with its year ("October 2012"), or a range of months ("between October
+# and December 2012", "from March 2010 to May 2011"); capitalised, so that the verb "may"
+# is none
+_MONTHS = {name: i for i, name in enumerate(calendar.month_name) if name}
+_MONTH_RE = "|".join(_MONTHS)
+_MONTH_RANGE = re.compile(rf"\b(?:between|from)\s+(?P<m1>{_MONTH_RE})(?:\s+(?P<y1>\d{{4}}))?"
+                          rf"\s+(?:and|to|until|through)\s+(?P<m2>{_MONTH_RE})\s+(?P<y2>\d{{4}})\b")
+_MONTH_YEAR = re.compile(rf"\b(?P<m>{_MONTH_RE})\s+(?P<y>\d{{4}})\b")
 _NUMBER_WORDS = NUMBER_VALUES
 _NUMBERS_JOINED = re.compile(r"[\d.,]+(?:\s+\S+\s+[\d.,]+)+")
 _TIME = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)(?=\W|$)", re.I)
@@ -197,6 +206,50 @@ def _cues(question: str) -> QuestionCues:
     )
 
 
+def _month_dates(question: str) -> list[tuple[list[ValueMention], int, int]]:
+    """Months named with their year, as date bounds: "between October and December 2012"
+    → ≥ 2012-10-01 and ≤ 2012-12-31; "in October 2012" → the whole month; "before October
+    2012" → < 2012-10-01; "after October 2012" → > 2012-10-31. Each with its span.
+
+    Example:
+        >>> [(v.text, v.comparator) for v in _month_dates("Which surveys ended between "
+        ...  "October and December 2012?")[0][0]]
+        [('2012-10-01', '>='), ('2012-12-31', '<=')]
+        >>> [(v.text, v.comparator) for v in _month_dates("… begun after May 2010")[0][0]]
+        [('2010-05-31', '>')]
+    """
+    def first(year: str, month: str) -> str:
+        return f"{year}-{_MONTHS[month]:02d}-01"
+
+    def last(year: str, month: str) -> str:
+        m = _MONTHS[month]
+        return f"{year}-{m:02d}-{calendar.monthrange(int(year), m)[1]:02d}"
+
+    out: list[tuple[list[ValueMention], int, int]] = []
+    spans: list[tuple[int, int]] = []
+    for r in _MONTH_RANGE.finditer(question):
+        low = first(r.group("y1") or r.group("y2"), r.group("m1"))
+        high = last(r.group("y2"), r.group("m2"))
+        said = r.group(0)
+        out.append(([ValueMention(low, "date", ">=", written=said),
+                     ValueMention(high, "date", "<=", written=said)], r.start(), r.end()))
+        spans.append((r.start(), r.end()))
+    for m in _MONTH_YEAR.finditer(question):
+        if any(a <= m.start() < b for a, b in spans):
+            continue
+        y, mon, said = m.group("y"), m.group("m"), m.group(0)
+        cmp = _comparator_before(question, m.start())
+        if cmp == "=":
+            found = [ValueMention(first(y, mon), "date", ">=", written=said),
+                     ValueMention(last(y, mon), "date", "<=", written=said)]
+        elif cmp in (">", "<="):  # after / until October: from its end
+            found = [ValueMention(last(y, mon), "date", cmp, written=said)]
+        else:  # before / since October: from its start
+            found = [ValueMention(first(y, mon), "date", cmp, written=said)]
+        out.append((found, m.start(), m.end()))
+    return out
+
+
 def extract_mentions(question: str, *, max_ngram: int = 3) -> Mentions:
     """Deterministic mention extraction.
 
@@ -223,6 +276,11 @@ def extract_mentions(question: str, *, max_ngram: int = 3) -> Mentions:
             add(ValueMention(m.group(0), "date",
                              _comparator_before(question, m.start(), m.end())),
                 m.start(), m.end())
+    for v, a, b in _month_dates(question):
+        if free(a, b):
+            for one in v:
+                values.append(one)
+            taken.append((a, b))
     for m in _TIME.finditer(question):
         if free(m.start(), m.end()):
             h = int(m.group(1)) % 12 + (12 if m.group(3).lower().startswith("p") else 0)

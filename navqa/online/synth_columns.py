@@ -55,9 +55,9 @@ def _tokens(text: str) -> list[str]:
     out = []
     for t in re.findall(r"[a-zà-ÿ]+", spaced.lower()):
         if t in _START:
-            out.append("(start)")
+            out.append(START_SIDE)
         elif t in _END:
-            out.append("(end)")
+            out.append(END_SIDE)
         elif t not in _STOP or t in _NAMING:
             out.append(t)
     return out
@@ -86,6 +86,44 @@ def word_overlap(phrase: str, names: str) -> float:
     if not ws or not have:
         return 0.0
     return sum(any(_same_word(w, h) for h in have) for w in ws) / len(ws)
+
+
+START_SIDE = "(start)"
+END_SIDE = "(end)"
+
+
+def interval_sides(text: str) -> frozenset[str]:
+    """The sides of an interval (``START_SIDE``, ``END_SIDE``) that the text's words name.
+
+    Example:
+        >>> sorted(interval_sides("start at the")), sorted(interval_sides("pipelineToFacility"))
+        (['(start)'], ['(end)'])
+    """
+    return frozenset(t for t in _tokens(text) if t in (START_SIDE, END_SIDE))
+
+
+def names_class_only(phrase: str, class_label: str, prop_names: str) -> bool:
+    """Whether the column phrase names every word of a class's label and shares no other
+    word with a data property's names: "the field they belong to" names the class
+    *field*, and ``dateIncludedInField`` matches it only through that word, so the phrase
+    asks for the linked field, not for the date.
+
+    Example:
+        >>> names_class_only("field belong", "field", "dateIncludedInField date included in field")
+        True
+        >>> names_class_only("date included field", "field",
+        ...                  "dateIncludedInField date included in field")
+        False
+        >>> names_class_only("status", "field status", "status")
+        False
+    """
+    ws = _tokens(phrase)
+    label = _tokens(class_label)
+    if not ws or not label or not all(any(_same_word(w, t) for w in ws) for t in label):
+        return False
+    have = _tokens(prop_names)
+    shared = [w for w in ws if any(_same_word(w, h) for h in have)]
+    return all(any(_same_word(w, t) for t in label) for w in shared)
 
 
 def column_score(ctx: SchemaContext, phrase: str, prop: IRI, similarity: float,

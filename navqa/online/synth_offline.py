@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import heapq
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -78,7 +78,9 @@ from navqa.online.synth_columns import (
     attribute_phrase,
     column_score,
     columns_after_attribute,
+    interval_sides,
     literal_kinds,
+    names_class_only,
     word_overlap,
 )
 from navqa.online.synth_counting import bound_by_count, count_per_year, rank_by_count
@@ -112,6 +114,9 @@ _COLUMN_LEXICAL = 0.4
 """Weight of the word overlap between a column phrase and an object property's names."""
 _EDGE_COLUMN_MINIMUM = 0.45
 """Least score of an object property as the entity column a phrase names."""
+_SIDE_BIAS = 0.4
+"""How much less (more) an edge named for the side of an interval the words before a
+value name (for the other side) costs on the value's path (grammar rule ``anchor-side``)."""
 AFFINITY_MARGIN = 0.1
 """How much more (cosine) the question must speak of one tied neighbour's own properties
 than of another's for ``fact-affinity`` to choose it (:meth:`OfflineSynthesizer._break_tie`)."""
@@ -157,13 +162,32 @@ class OfflineSynthesizer:
             return None
         return self.ctx.embed([" ".join(words)])[0]
 
+    def _side_bias(self, plan: Plan, before: str) -> Callable[[IRI], float] | None:
+        """"Which pipelines start at X?": when the words before a value name one side of
+        an interval (start, from, since / end, to, until), an edge named for that side
+        (``pipelineFromFacility``) costs less and one named for the other side more
+        (grammar rule ``anchor-side``); ``None`` when they name no side or both."""
+        sides = interval_sides(before)
+        if len(sides) != 1 or not self._on(plan, GrammarRule.ANCHOR_SIDE, applied=False):
+            return None
+        (side,) = sides
+        ctx = self.ctx
+
+        def bias(prop: IRI) -> float:
+            named = interval_sides(f"{local_name(prop)} {ctx.label(prop)}")
+            if len(named) != 1:
+                return 0.0
+            return -_SIDE_BIAS if side in named else _SIDE_BIAS
+        return bias
+
     def _edge_cost(self, prop: IRI, in_sub: bool, linking: Linking) -> float:
         s = linking.property_scores.get(prop, 0.0)
         cost = 1.0 + max(0.0, 0.6 - s)
         return cost * (0.85 if in_sub else 1.0)
 
     def _path(self, start: IRI, goals: set[IRI], sub: Subgraph, linking: Linking,
-              max_len: int = 4, *, loose: bool = True) -> list[Neighbour] | None:
+              max_len: int = 4, *, loose: bool = True,
+              bias: Callable[[IRI], float] | None = None) -> list[Neighbour] | None:
         """Cheapest object-property path from ``start`` to a class of ``goals``.
 
         An edge costs less when its property is relevant to the question, when it is in
@@ -199,6 +223,7 @@ class OfflineSynthesizer:
                     continue
                 in_sub = n.edge.triple in sub_edges or n.edge.prop in sub_props
                 step = self._edge_cost(n.edge.prop, in_sub, linking)
+                step += bias(n.edge.prop) if bias is not None else 0.0
                 step -= 0.5 * max(0.0, linking.class_scores.get(other, 0.0) - 0.45)
                 counter += 1
                 heapq.heappush(heap, (cost + max(step, 0.3), counter, other, [*path, n]))
@@ -247,7 +272,8 @@ class OfflineSynthesizer:
                 plan, GrammarRule.CONJOINED_VALUES)
             start = len(plan.triples)
             choice = self._attach_anchor(plan, options, root, t, sub, linking,
-                                         {root: t} if negated or conjoined else node_vars)
+                                         {root: t} if negated or conjoined else node_vars,
+                                         before=_words_before(question, text))
             if choice is not None:
                 placed.add((choice.prop, choice.classes))
             if choice is not None and negated:
@@ -426,6 +452,17 @@ class OfflineSynthesizer:
                 elif joined is None:
                     plan.explain.append(f"no property for the asked column {phrase!r}")
                 continue
+            entity = self._class_column(plan, phrase, vec, t, found[1]) \
+                if self._on(plan, GrammarRule.CLASS_COLUMN, applied=False) else None
+            if entity is not None:
+                # "…, together with the field they belong to": the linked entity, not the
+                # value that matched only through the class's name (``dateIncludedInField``)
+                plan.rules.add(GrammarRule.CLASS_COLUMN)
+                if entity not in plan.select:
+                    plan.select.append(entity)
+                    if self._column_optional(plan, phrase, optional):
+                        _optional_since(plan, before)
+                continue
             x = plan.data_var(ctx, *found)
             if x not in plan.select:
                 plan.select.append(x)
@@ -456,10 +493,41 @@ class OfflineSynthesizer:
                 best = (sc, n)
         if best is None or best[0] < _EDGE_COLUMN_MINIMUM:
             return None
-        n = best[1]
+        return self._join_column(plan, phrase, t, best[1])
+
+    def _class_column(self, plan: Plan, phrase: str, vec: np.ndarray, t: str,
+                      found: IRI) -> str | None:
+        """The name of the entity of a class linked to ``t``'s by an object property, when
+        the column phrase names that class and the data property ``found`` for it matches
+        the phrase only through the class's name (``names_class_only``); of several such
+        links, the one whose property the phrase is most like."""
+        ctx = self.ctx
+        cls = plan.var_class.get(t)
+        if cls is None:
+            return None
+        found_names = f"{local_name(found)} {ctx.label(found)}"
+        best: tuple[float, Neighbour] | None = None
+        for n in ctx.neighbours(cls, data=False):
+            if n.other in (OWL_THING, cls) or not ctx.allowed(n.edge.prop) \
+                    or not ctx.allowed(n.other) \
+                    or not names_class_only(phrase, ctx.label(n.other), found_names):
+                continue
+            names = f"{local_name(n.edge.prop)} {ctx.label(n.edge.prop)}"
+            sc = self._sim(n.edge.prop, vec) + _COLUMN_LEXICAL * word_overlap(phrase, names)
+            if best is None or sc > best[0]:
+                best = (sc, n)
+        return self._join_column(plan, phrase, t, best[1]) if best is not None else None
+
+    def _join_column(self, plan: Plan, phrase: str, t: str, n: Neighbour) -> str:
+        """Join the entity ``n`` links ``t`` to (or reuse the join the query has) and
+        return the variable of its name (of the entity itself when it has none)."""
+        ctx = self.ctx
         prop = ctx.compact(n.edge.prop)
+        # a node a value pins down is no column: its name would restate the value
+        pinned = {s_ for s_, _, o in plan.triples if o.startswith('"')}
         existing = next((o if n.direction == "out" else s_ for s_, p_, o in plan.triples
-                         if p_ == prop and (s_ if n.direction == "out" else o) == t), None)
+                         if p_ == prop and (s_ if n.direction == "out" else o) == t
+                         and (o if n.direction == "out" else s_) not in pinned), None)
         var = existing or plan.new_var(local_name(n.other))
         if existing is None:
             plan.var_class[var] = n.other
@@ -541,9 +609,12 @@ class OfflineSynthesizer:
                             f"{ctx.compact(prop)}")
 
     def _attach_anchor(self, plan: Plan, options: list[GroundedValue], root: IRI, t: str,
-                       sub: Subgraph, linking: Linking, node_vars: dict[IRI, str]
-                       ) -> GroundedValue | None:
+                       sub: Subgraph, linking: Linking, node_vars: dict[IRI, str], *,
+                       before: str = "") -> GroundedValue | None:
+        """Attach the best-connected of a value's groundings to the answer ``t``, by the
+        cheapest path; ``before``: the words just before the value in the question."""
         ctx = self.ctx
+        bias = self._side_bias(plan, before)
         same = [g for g in options if any(ctx.same_lineage(root, c) for c in g.classes)
                 and ctx.allowed(g.prop)]
         if same:
@@ -555,16 +626,19 @@ class OfflineSynthesizer:
         for g in options:
             if not g.classes or not ctx.allowed(g.prop):
                 continue
-            path = self._path(root, set(g.classes), sub, linking, loose=not g.code)
+            path = self._path(root, set(g.classes), sub, linking, loose=not g.code, bias=bias)
             if path is None:
                 continue
-            cost = sum(self._edge_cost(n.edge.prop, False, linking) for n in path)
+            cost = sum(self._edge_cost(n.edge.prop, False, linking) + (bias(n.edge.prop)
+                       if bias is not None else 0.0) for n in path)
             cost -= 0.3 * max((linking.class_scores.get(c, 0.0) for c in g.classes), default=0)
             if best is None or cost < best[0]:
                 best = (cost, g, path)
         if best is None:
             return None
         _, g, path = best
+        if bias is not None and any(bias(n.edge.prop) for n in path):
+            plan.rules.add(GrammarRule.ANCHOR_SIDE)
         var = t
         cls = root
         for n in path:
@@ -790,14 +864,15 @@ class OfflineSynthesizer:
         ctx = self.ctx
         kinds = {"time": TIMES, "date": DATES, "year": DATES | NUMERIC,
                  "number": NUMERIC}.get(v.kind, NUMERIC)
-        pos = question.find(v.text) if v.kind not in ("time",) else -1
+        said = v.written or v.text
+        pos = question.find(said) if v.kind not in ("time",) else -1
         if pos < 0:
             digits = re.search(r"\d", question)
             pos = digits.start() if digits else 0
         # the words around the value; those in the scope of a negation that follows
         # ("… made in 2010 that have not been included in …") say what the answers are not
         window = question[max(0, pos - 40): pos] + " " + before_negation(
-            question[pos + len(v.text): pos + len(v.text) + 40])
+            question[pos + len(said): pos + len(said) + 40])
         vec = self._phrase_vec(window)
         if vec is None:
             vec = self._phrase_vec(question)
@@ -968,6 +1043,17 @@ def _records_years(prop: IRI, datatype: IRI | None) -> bool:
     """Whether a data property records years: a number named for a year
     (``wellboreEntryYear``), not a date."""
     return datatype in NUMERIC and "year" in local_name(prop).lower()
+
+
+def _words_before(question: str, text: str, n: int = 3) -> str:
+    """The ``n`` words just before the first mention of ``text`` in the question.
+
+    Example:
+        >>> _words_before("Which pipelines start at the Alpha platform?", "Alpha")
+        'start at the'
+    """
+    pos = question.lower().find(text.lower())
+    return " ".join(question[:pos].split()[-n:]) if pos > 0 else ""
 
 
 def _optional_since(plan: Plan, start: int) -> None:

@@ -75,10 +75,17 @@ class Plan:
     """The switchable grammar rules that shaped this query (for ablations)."""
 
     def new_var(self, base: str) -> str:
+        """A variable named after ``base`` that the query does not use yet (neither as a
+        node, nor as a value, nor in any triple: an anchor's node may be in a triple
+        before it has a class)."""
         base = re.sub(r"[^A-Za-z0-9_]", "", base[:1].lower() + base[1:]) or "x"
+        taken = set(self.var_class) | set(self.data_vars.values())
+        for block in (self.triples, *self.optionals, *self.minus,
+                      *(b for u in self.unions for b in u)):
+            for s, _, o in block:
+                taken.update((s, o))
         name, i = base, 2
-        while f"?{name}" in self.var_class or any(f"?{name}" == v for v in
-                                                    self.data_vars.values()):
+        while f"?{name}" in taken:
             name, i = f"{base}{i}", i + 1
         return f"?{name}"
 

@@ -118,3 +118,23 @@ def test_off_the_column_is_reported_as_not_placed(pipes: SchemaContext) -> None:
     assert EX + "pipelineToFacility" not in _props(sparql)
     assert GrammarRule.COLUMN_FALLBACK not in plan.rules
     assert any("no property for the asked column" in line for line in plan.explain)
+
+
+SIDES = {"start": EX + "pipelineFromFacility", "end": EX + "pipelineToFacility"}
+
+
+@pytest.mark.parametrize("side", sorted(SIDES))
+def test_the_side_said_before_a_value_picks_its_edge(pipes: SchemaContext, side: str) -> None:
+    """Grammar rule ``anchor-side``: "start at Alpha" joins Alpha as the pipeline's start,
+    "end at Alpha" as its end."""
+    sparql, plan = _ask(pipes, f"Which pipelines {side} at the Alpha facility?")
+    assert GrammarRule.ANCHOR_SIDE in plan.rules
+    assert SIDES[side] in _props(sparql)
+    assert (set(SIDES.values()) - {SIDES[side]}).isdisjoint(_props(sparql))
+
+
+def test_off_the_side_is_not_read(pipes: SchemaContext) -> None:
+    off = frozenset({GrammarRule.ANCHOR_SIDE})
+    edges = {side: _props(_ask(pipes, f"Which pipelines {side} at the Alpha facility?",
+                               disabled=off)[0]) & set(SIDES.values()) for side in SIDES}
+    assert edges["start"] == edges["end"]

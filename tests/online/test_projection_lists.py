@@ -85,6 +85,9 @@ def test_a_comitative_ends_before_a_subordinate_clause() -> None:
      {"population"}),
     ("List the stations with their opening date", set()),
     ("Which cities lie in Fenland, and what is their population?", set()),
+    # set off between "and" and the column: it qualifies the column after it
+    ("Which lines run to Ashby, and, where known, who operates them?", {"operates"}),
+    ("List the depots and, if any, the line they serve.", {"line serve"}),
 ])
 def test_a_column_whose_value_may_be_missing_is_optional(question: str,
                                                          optional: set[str]) -> None:
@@ -119,6 +122,14 @@ def test_the_optional_cue_names_no_column() -> None:
     ("Which stations lie in Fenland and what is their code?", ("code",)),
     ("Which lines start in Ashby and how long are they?", (RANKED_QUANTITY,)),
     ("Which trains run on the Ashby line and since when?", ("date",)),
+    ("Which lines were opened in 1900, and on what date was each opened?",
+     ("date opened",)),
+    # a relative column whose clause ends on a preposition and a pronoun
+    ("List the depots and the company responsible for each.", ("company responsible",)),
+    # a comitative ends a list ("its name along with …"); a noun phrase with its own
+    # clause may be followed by another one
+    ("For each line, give its name along with the station where it starts and the "
+     "station where it ends.", ("station starts", "station ends")),
 ])
 def test_every_form_of_a_projection_list(question: str, columns: tuple[str, ...]) -> None:
     assert projections(question) == columns

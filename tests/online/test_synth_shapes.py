@@ -211,6 +211,38 @@ def test_a_range_has_two_inclusive_bounds() -> None:
     assert [(v.text, v.comparator) for v in m.values] == [("1990", ">="), ("2000", "<=")]
 
 
+@pytest.mark.parametrize("question, bounds", [
+    ("Which books appeared between October and December 2012?",
+     [("2012-10-01", ">="), ("2012-12-31", "<=")]),
+    ("Which books appeared from November 2011 to February 2012?",
+     [("2011-11-01", ">="), ("2012-02-29", "<=")]),
+    ("Which books appeared in February 2011?", [("2011-02-01", ">="), ("2011-02-28", "<=")]),
+    ("Which books appeared before March 2001?", [("2001-03-01", "<")]),
+    ("Which books appeared after March 2001?", [("2001-03-31", ">")]),
+])
+def test_months_with_their_year_are_date_bounds(question: str,
+                                                bounds: list[tuple[str, str]]) -> None:
+    values = extract_mentions(question).values
+    assert [(v.text, v.kind, v.comparator) for v in values] == [
+        (text, "date", cmp) for text, cmp in bounds]
+    # the words they were read from, for the words around them
+    assert all(v.written is not None and v.written in question for v in values)
+
+
+def test_may_the_verb_is_no_month() -> None:
+    assert not [v for v in extract_mentions("Which books may appear in 2012?").values
+                if v.kind == "date"]
+
+
+def test_synth_keeps_a_month_range_on_the_date(shapes_ctx) -> None:
+    sparql, _ = _synth(shapes_ctx, "Which books were published between October and "
+                                   "December 1999?")
+    assert _triples_with(sparql, "publicationDate")
+    consts = {str(n) for node in _nodes(_algebra(sparql)) for n in node.values()
+              if isinstance(n, Literal)}
+    assert {"1999-10-01", "1999-12-31"} <= consts, sparql
+
+
 def test_a_comparative_bound_is_not_a_superlative() -> None:
     for q in ("Which books have at least 300 pages?", "Which authors wrote at most 3 books?",
               "Which branches hold no more than 40 books?"):
@@ -427,3 +459,9 @@ def test_the_scope_of_a_negation(question: str, text: str, negated: bool) -> Non
     from navqa.online.synth_negation import is_negated
 
     assert is_negated(question, text) is negated
+
+
+def test_a_new_variable_avoids_one_used_only_in_a_triple() -> None:
+    # an anchor's node may be in a triple before it has a class
+    plan = Plan(triples=[("?pipe", "ex:to", "?facility"), ("?facility", "ex:name", '"A"')])
+    assert plan.new_var("Facility") == "?facility2"
