@@ -46,6 +46,7 @@ __all__ = [
     "active_object_properties",
     "build_class_graph",
     "class_templates",
+    "row_superclasses",
     "template_classes",
     "typing_stats",
 ]
@@ -102,6 +103,37 @@ def template_classes(onto: Ontology, by_key: dict[str, set[IRI]]) -> dict[str, s
         else:
             out[key] = {c for c in direct if not any(_below(onto, c, d) for d in direct)}
     return out
+
+
+def row_superclasses(onto: Ontology, mappings: MappingSet) -> dict[IRI, frozenset[IRI]]:
+    """Classes some instances of a class belong to by the mappings' rows, not by T.
+
+    A class D mapped from every row of a table (``SELECT id FROM facility_moveable``) and
+    a class C mapped from rows of the same table with the same subject template
+    (``… FROM facility_moveable WHERE kind = 'VESSEL'``) share those instances: each such
+    C is a D in the data even when the ontology puts C elsewhere (NPD's ``VesselFacility``
+    is a ``Facility``, not a ``MoveableFacility``). C → those D, leaving out D that T
+    already makes a superclass of C. C may be mapped from several tables, so a D holds for
+    *some* instances of C (as a subclass's edges do in the class graph's walk).
+    """
+    from navqa.offline.mapping_sql import whole_table
+
+    whole: dict[tuple[str, str, tuple[str, ...]], set[IRI]] = defaultdict(set)
+    part: dict[tuple[str, str, tuple[str, ...]], set[IRI]] = defaultdict(set)
+    for assertion, atom in mappings.atoms():
+        tpl = atom.subject.template
+        if not atom.is_class or tpl is None or len(assertion.tables) != 1:
+            continue
+        key = (assertion.tables[0], tpl.key, tpl.columns)
+        part[key].add(atom.predicate)
+        if whole_table(assertion.source) is not None:
+            whole[key].add(atom.predicate)
+    out: dict[IRI, set[IRI]] = defaultdict(set)
+    for key, supers in whole.items():
+        for c in part.get(key, ()):
+            ups = onto.superclasses(c)
+            out[c].update(d for d in supers if d != c and d not in ups)
+    return {c: frozenset(ds) for c, ds in out.items() if ds}
 
 
 def _below(onto: Ontology, sub: IRI, sup: IRI) -> bool:

@@ -29,7 +29,7 @@ from navqa.model.mapping import MappingAssertion, MappingSet
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["SqlReferences", "annotate_sql", "sql_references"]
+__all__ = ["SqlReferences", "annotate_sql", "sql_references", "whole_table"]
 
 _NAME = r'(?:"[^"]+"|[A-Za-z_][\w$]*)'
 _TABLE = rf"{_NAME}(?:\s*\.\s*{_NAME})?"
@@ -97,6 +97,31 @@ def sql_references(sql: str) -> SqlReferences:
         tables.update(sources.values())
         columns.update(_scope_columns(scope, sources))
     return SqlReferences(tuple(sorted(tables)), tuple(sorted(columns)))
+
+
+def whole_table(sql: str) -> str | None:
+    """The table ``sql`` reads every row of, when it is a plain scan of one base table
+    (no ``WHERE``, join, grouping, ``DISTINCT``, limit or set operation); else ``None``.
+
+    Example:
+        >>> whole_table('SELECT "id" FROM "facility_moveable"')
+        'facility_moveable'
+        >>> whole_table('SELECT "id" FROM "facility_moveable" WHERE "kind" = \'VESSEL\'') is None
+        True
+    """
+    try:
+        tree = sqlglot.parse_one(sql, dialect="postgres")
+    except (SqlglotError, ValueError, RecursionError):
+        return None
+    if not isinstance(tree, exp.Select) or any(
+            tree.args.get(k) for k in ("where", "joins", "group", "having", "distinct",
+                                       "limit", "offset", "with")):
+        return None
+    source = tree.args.get("from_") or tree.args.get("from")
+    table = source.this if source is not None else None
+    if not isinstance(table, exp.Table):
+        return None
+    return _table_name(table)
 
 
 def annotate_sql(ms: MappingSet) -> MappingSet:

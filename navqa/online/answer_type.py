@@ -52,6 +52,19 @@ _ATTRIBUTE = re.compile(r"^\W*(?:what|which)\s+(?:is|are|was|were)\s+the\s+", re
 _LISTING = re.compile(r"^\W*(?:what|which)\s+(?:are|were)\s+the\s+(?P<rest>.*)$", re.I)
 _QUANTIFIER = re.compile(r"^(?:\d+|[a-z]+est|first|last|top|most|least|many|few|several|"
                          r"one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty)$")
+# "List the vessels registered in …", "Give the name and depth of each wellbore …": an
+# imperative opening names the answer as its object (or after "of each" when the object is
+# a list of values).
+_IMPERATIVE = re.compile(
+    r"^\W*(?:please\s+)?(?:" + "|".join(sorted(words(Phenomenon.COLUMN_VERB), key=len,
+                                                reverse=True)) + r")\s+(?:me\s+)?(?P<rest>.*)$",
+    re.I)
+_PARTITIVE = re.compile(r"^of\s+(?:all\s+)?(?:the|these|those)\s+", re.I)
+# distributive only: in "the branches of the city" the object, not "city", is the answer
+_OF_EACH = re.compile(r"\bof\s+(?:each|every|all(?:\s+the)?|any)\s+(?P<rest>.*)$", re.I)
+_DETERMINER = re.compile(r"^(?:the|all|every|each|any|a|an|some)$", re.I)
+_OF_EACH_WORDS = 8
+"""Words an imperative's list of values may take before its "of each X"."""
 _WHO = re.compile(r"^\W*(?:who|whom|whose)\b", re.I)
 _WHERE = re.compile(r"^\W*where\b", re.I)
 _WHEN = re.compile(r"^\W*when\b|\bwhat\s+(?:year|date|time)\b|\bwhich\s+year\b", re.I)
@@ -135,6 +148,30 @@ def _noun_phrases(text: str) -> list[str]:
     return out
 
 
+def _imperative_object(question: str) -> list[str]:
+    """The noun phrases an imperative opening names as the answer: its object after the
+    determiners and quantifiers ("list **the five largest fields**" → "largest fields" …),
+    or the noun after "of each / every / all / any" when a short list of values comes
+    first ("give the name and total depth **of each wellbore** …"). A possessive object
+    ("give the field's production") names an attribute of a thing, not a class: none."""
+    m = _IMPERATIVE.match(question)
+    if m is None:
+        return []
+    rest = m.group("rest")
+    of = _OF_EACH.search(rest)
+    if of is not None:
+        before = re.findall(r"[A-Za-zÀ-ÿ\-]+", rest[:of.start()].lower())
+        if len(before) <= _OF_EACH_WORDS and not any(
+                w in _AUXILIARIES or _INFLECTED_VERB.match(w) for w in before):
+            return _noun_phrases(of.group("rest"))
+    head = rest.split()
+    while head and (_DETERMINER.match(head[0]) or _QUANTIFIER.match(head[0].lower())):
+        head = head[1:]
+    if any(w.endswith(("'s", "’s")) for w in head[:4]):
+        return []
+    return _noun_phrases(" ".join(head))
+
+
 def _plural(word: str) -> bool:
     from navqa.online.linking import singular
 
@@ -175,7 +212,10 @@ def offline_answer_type(ctx: SchemaContext, question: str, mentions: Mentions, *
     if not attribute:
         m = _HEAD.match(question)
         if m and not phrases:
-            phrases = _noun_phrases(m.group("rest"))
+            # a partitive names the class after "of": "how many of the mobile units …"
+            phrases = _noun_phrases(_PARTITIVE.sub("", m.group("rest")))
+        if not phrases:
+            phrases = _imperative_object(question)
         if not phrases and _WHO.match(question):
             phrases = ["person organisation company"]
         elif not phrases and _WHERE.match(question):

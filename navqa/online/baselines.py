@@ -116,7 +116,7 @@ def run_baseline(pipe: Stages, st: AskState, name: str) -> Iterator[Event]:
                       k_props=pipe.config.pipeline.property_top_k)
             elements = "\n".join(f"{full.compact(x.iri)} ({x.label})"
                                  for x in [*lk.classes, *lk.properties])
-            values = "\n".join(f'value "{g.stored}" of {full.compact(g.prop)}'
+            values = "\n".join(f"value {g.sparql()} of {full.compact(g.prop)}"
                                for g in st.groundings)
             prompt = SPARQLGEN_PROMPT.format(
                 example_q=EXAMPLE_QUESTION, example_sparql=EXAMPLE_SPARQL,

@@ -42,6 +42,7 @@ from navqa.model.xsd import (
     XSD_GYEAR,
 )
 from navqa.offline.artifacts import IndexBundle
+from navqa.online.constant_values import ConstantObject, constant_objects
 from navqa.online.lexicon import Phenomenon, words
 
 # The datatype groups of the synthesizer and the value grounding (from navqa.model.xsd;
@@ -216,11 +217,32 @@ class SchemaContext:
         sup = self.ontology.superclasses
         return a == b or a in sup(b) or b in sup(a)
 
+    @cached_property
+    def row_superclasses(self) -> dict[IRI, frozenset[IRI]]:
+        """Class → the classes some of its instances are by the mappings' rows
+        (:func:`navqa.offline.class_graph.row_superclasses`), those in the graph."""
+        from navqa.offline.class_graph import row_superclasses
+
+        return {c: frozenset(d for d in ds if d in self.classes)
+                for c, ds in row_superclasses(self.ontology, self.mappings).items()}
+
+    def _walked(self, cls: IRI) -> list[IRI]:
+        """The classes whose edges an instance of ``cls`` may take: its lineage, its
+        subclasses, and the lineages of its row superclasses."""
+        out = list(self.lineage(cls))
+        out += [c for c in sorted(self.ontology.subclasses(cls, reflexive=False))
+                if c in self.classes and c not in out]
+        for d in sorted(self.row_superclasses.get(cls, ())):
+            out += [c for c in self.lineage(d) if c not in out]
+        return out
+
     def neighbours(self, cls: IRI, *, data: bool | None = None) -> list[Neighbour]:
         """Edges an instance of ``cls`` can take part in.
 
         * outgoing: edges leaving ``cls``, a superclass (inherited) or a subclass (an
-          instance may be of the subclass);
+          instance may be of the subclass), or a class some of its instances are by the
+          mappings' rows (:attr:`row_superclasses`: a vessel mapped from the table of
+          moveable facilities has a moveable facility's responsible company);
         * incoming (object properties only): edges arriving at ``cls``, a superclass or a
           subclass (the mappings often type a shared IRI template on the superclass);
         * edges are taken from the graph's most specific view (:meth:`specific_edges`),
@@ -228,9 +250,8 @@ class SchemaContext:
         """
         seen: set[tuple[IRI, IRI, str]] = set()
         out: list[Neighbour] = []
-        subs = [c for c in sorted(self.ontology.subclasses(cls, reflexive=False))
-                if c in self.classes]
-        for c in [*self.lineage(cls), *subs]:
+        walked = self._walked(cls)
+        for c in walked:
             for e in self._specific_out.get(c, ()):
                 if data is not None and e.is_data != data:
                     continue
@@ -240,7 +261,7 @@ class SchemaContext:
                     out.append(Neighbour(e, "out"))
         if data is True:
             return out
-        for c in [*self.lineage(cls), *subs]:
+        for c in walked:
             for e in self._specific_in.get(c, ()):
                 key = (e.prop, e.source, "in")
                 if key not in seen and e.source != OWL_THING:
@@ -377,6 +398,14 @@ class SchemaContext:
             if atom.is_class and atom.subject.template is not None:
                 out.append((atom.subject.template, atom.predicate))
         return out
+
+    @cached_property
+    def constant_objects(self) -> tuple[ConstantObject, ...]:
+        """The mappings' constant IRI objects (:mod:`navqa.online.constant_values`), their
+        subjects typed by the class templates they unify with (most specific)."""
+        def classes_of(tpl: IriTemplate) -> list[IRI]:
+            return self.most_specific(c for t, c in self._class_templates if t.unifies(tpl))
+        return constant_objects(self.mappings, classes_of)
 
     def classes_of_iri(self, iri: str) -> set[IRI]:
         """Mapped classes whose subject template can produce ``iri`` (no data access)."""

@@ -43,7 +43,7 @@ def prompt(question: str, schema_text: str, prefixes: dict[str, str],
            groundings: Sequence[GroundedValue], feedback: str | None = None) -> str:
     """The user message of the synthesis call."""
     pre = "\n".join(f"PREFIX {p}: <{ns}>" for p, ns in sorted(prefixes.items()))
-    vals = "\n".join(f'- "{g.mention.text}" is stored as "{g.stored}" in the property '
+    vals = "\n".join(f'- "{g.mention.text}" is stored as {g.sparql()} in the property '
                      f"{g.prop}" for g in groundings) or "- (none)"
     text = (f"Question: {question}\n\nPrefixes:\n{pre}\n\nSchema excerpt:\n{schema_text}\n\n"
             f"Values found in the data:\n{vals}\n")

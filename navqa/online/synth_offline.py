@@ -619,7 +619,7 @@ class OfflineSynthesizer:
                 and ctx.allowed(g.prop)]
         if same:
             g = same[0]
-            plan.add(t, ctx.compact(g.prop), literal(g.stored, lang=g.lang))
+            plan.add(t, ctx.compact(g.prop), g.sparql())
             plan.used.add(g.prop)
             return g
         best: tuple[float, GroundedValue, list[Neighbour]] | None = None
@@ -656,7 +656,7 @@ class OfflineSynthesizer:
                 plan.add(new, prop, var)
             node_vars.setdefault(nxt, new)
             var, cls = new, nxt
-        plan.add(var, ctx.compact(g.prop), literal(g.stored, lang=g.lang))
+        plan.add(var, ctx.compact(g.prop), g.sparql())
         plan.used.add(g.prop)
         return g
 

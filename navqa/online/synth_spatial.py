@@ -33,7 +33,7 @@ from enum import Enum
 from navqa.model.iri import IRI, local_name
 from navqa.online.context import SchemaContext
 from navqa.online.lexicon import Phenomenon, pattern
-from navqa.online.synth_plan import Direction, OrderKey, Plan, literal
+from navqa.online.synth_plan import Direction, OrderKey, Plan
 from navqa.online.values import GroundedValue
 
 __all__ = ["GEO", "SpatialConstraint", "SpatialKind", "geometry_property", "measured_from",
@@ -164,7 +164,7 @@ def place_spatial(ctx: SchemaContext, plan: Plan, spatial: SpatialConstraint, va
         a = plan.new_var(local_name(a_cls))
         plan.var_class[a] = a_cls
         plan.add(a, "a", ctx.compact(a_cls))
-        plan.add(a, ctx.compact(g.prop), literal(g.stored))
+        plan.add(a, ctx.compact(g.prop), g.sparql())
         plan.used |= {a_cls, g.prop}
         target_wkt = target_wkt or _wkt(ctx, plan, var, cls, geom)
         a_wkt = _wkt(ctx, plan, a, a_cls, a_geom)

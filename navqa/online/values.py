@@ -26,6 +26,7 @@ from navqa.model.events import (
 )
 from navqa.model.iri import IRI, humanize
 from navqa.model.terms import IRITerm, LiteralTerm, escape_string
+from navqa.online.constant_values import match_constants
 from navqa.online.context import SchemaContext, singular
 
 MAX_PROPERTIES = 16
@@ -51,6 +52,8 @@ class GroundedValue:
         lang: The stored literal's language tag (a code list's "Lighthouse"@en), if any.
         code: The value is the label of a code-list entry (:mod:`navqa.online.code_lists`):
             it lives on exactly its class, never on a superclass's sibling.
+        iri: ``stored`` is an IRI a mapping states as the object of the object property
+            ``prop`` (:mod:`navqa.online.constant_values`), not a literal.
     """
 
     mention: ValueMention
@@ -62,6 +65,14 @@ class GroundedValue:
     abbreviated: bool = False
     lang: str | None = None
     code: bool = False
+    iri: bool = False
+
+    def sparql(self) -> str:
+        """The stored value as a SPARQL term: the IRI, or the literal with its tag."""
+        if self.iri:
+            return f"<{self.stored}>"
+        body = f'"{escape_string(self.stored)}"'
+        return f"{body}@{self.lang}" if self.lang else body
 
     def event(self, probes: int) -> ValueGrounding:
         return ValueGrounding(mention=self.mention.text,
@@ -263,6 +274,11 @@ def ground_mentions(ctx: SchemaContext, endpoint: SparqlEndpoint, mentions: list
             continue
         if m.match is not StringMatch.EXACT:
             continue  # a pattern ("starting with 'Cec'"): a FILTER, not one stored value
+        # a constant IRI of the mappings that the value spells ("the Bahamas" for
+        # dbpedia:The_Bahamas) is as exact as a stored literal, and no probe can find it
+        constants = [GroundedValue(m, o.prop, o.iri, "", o.classes, True, iri=True)
+                     for o in match_constants(ctx.constant_objects, m.text)
+                     if ctx.allowed(o.prop)]
         found: list[GroundedValue] = []
         failed = False
         for exact in (True, False):
@@ -274,6 +290,7 @@ def ground_mentions(ctx: SchemaContext, endpoint: SparqlEndpoint, mentions: list
                 result.failures.append(probe_failure(
                     ValueProbe.EXACT if exact else ValueProbe.SUBSTRING, m.text, e))
                 failed = True
+                found.extend(g for g in constants if exact)
                 break
             if exact:
                 rows = [r for r in rows if r[2].lower() == m.text.lower()]
@@ -287,10 +304,12 @@ def ground_mentions(ctx: SchemaContext, endpoint: SparqlEndpoint, mentions: list
                 if any(g.subject == s and g.prop == p for g in found):
                     continue
                 found.append(GroundedValue(m, p, v, s, classes, exact))
+            if exact:
+                found.extend(constants)
             if found:
                 break
         out.extend(found)
-        if failed:
+        if failed and not found:
             result.missing.append(UnmatchedValue(m, (), kept=False, failed=True))
         elif not found:
             near: list[GroundedValue] = []
