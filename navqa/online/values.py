@@ -28,6 +28,7 @@ from navqa.model.iri import IRI, humanize
 from navqa.model.terms import IRITerm, LiteralTerm, escape_string
 from navqa.online.constant_values import match_constants
 from navqa.online.context import SchemaContext, singular
+from navqa.online.synth_plan import literal
 
 MAX_PROPERTIES = 16
 LIMIT = 25
@@ -71,8 +72,7 @@ class GroundedValue:
         """The stored value as a SPARQL term: the IRI, or the literal with its tag."""
         if self.iri:
             return f"<{self.stored}>"
-        body = f'"{escape_string(self.stored)}"'
-        return f"{body}@{self.lang}" if self.lang else body
+        return literal(self.stored, lang=self.lang)
 
     def event(self, probes: int) -> ValueGrounding:
         return ValueGrounding(mention=self.mention.text,
