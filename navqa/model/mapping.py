@@ -122,6 +122,9 @@ class MappingAssertion:
         location: Where it was read.
         tables: Tables the SQL reads (filled by :mod:`navqa.offline.mapping_sql`).
         columns: ``table.column`` references the SQL reads, where resolvable.
+        whole_table: The SQL reads every row of its one table (a plain scan: no
+            ``WHERE``, join, grouping, ``DISTINCT`` or limit; filled by
+            :mod:`navqa.offline.mapping_sql`).
     """
 
     id: str
@@ -130,6 +133,7 @@ class MappingAssertion:
     location: SourceLocation | None = None
     tables: tuple[str, ...] = ()
     columns: tuple[str, ...] = ()
+    whole_table: bool = False
 
 
 @dataclass

@@ -82,8 +82,9 @@ __all__ = [
     "source_index_dir",
 ]
 
-FORMAT_VERSION = 5  # 2: main file's own counts; 3: owlready2 check; 4: E as Ontop reasons;
-# 5: entities' notes (every textual annotation) in the model and the descriptions
+FORMAT_VERSION = 6  # 2: main file's own counts; 3: owlready2 check; 4: E as Ontop reasons;
+# 5: entities' notes (every textual annotation) in the model and the descriptions;
+# 6: MappingAssertion.whole_table
 """Version of the index directory layout and of ``model.pickle``."""
 
 MANIFEST_FILE = "manifest.json"

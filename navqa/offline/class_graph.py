@@ -114,10 +114,10 @@ def row_superclasses(onto: Ontology, mappings: MappingSet) -> dict[IRI, frozense
     C is a D in the data even when the ontology puts C elsewhere (NPD's ``VesselFacility``
     is a ``Facility``, not a ``MoveableFacility``). C → those D, leaving out D that T
     already makes a superclass of C. C may be mapped from several tables, so a D holds for
-    *some* instances of C (as a subclass's edges do in the class graph's walk).
+    *some* instances of C (as a subclass's edges do in the class graph's walk). Reads
+    the assertions' ``tables`` and ``whole_table`` (:func:`~navqa.offline.mapping_sql.
+    annotate_sql`, at index time): no SQL is parsed here, at question time.
     """
-    from navqa.offline.mapping_sql import whole_table
-
     whole: dict[tuple[str, str, tuple[str, ...]], set[IRI]] = defaultdict(set)
     part: dict[tuple[str, str, tuple[str, ...]], set[IRI]] = defaultdict(set)
     for assertion, atom in mappings.atoms():
@@ -126,7 +126,7 @@ def row_superclasses(onto: Ontology, mappings: MappingSet) -> dict[IRI, frozense
             continue
         key = (assertion.tables[0], tpl.key, tpl.columns)
         part[key].add(atom.predicate)
-        if whole_table(assertion.source) is not None:
+        if assertion.whole_table:
             whole[key].add(atom.predicate)
     out: dict[IRI, set[IRI]] = defaultdict(set)
     for key, supers in whole.items():

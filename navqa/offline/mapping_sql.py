@@ -125,7 +125,7 @@ def whole_table(sql: str) -> str | None:
 
 
 def annotate_sql(ms: MappingSet) -> MappingSet:
-    """Fill ``tables`` and ``columns`` of every assertion of ``ms``.
+    """Fill ``tables``, ``columns`` and ``whole_table`` of every assertion of ``ms``.
 
     Returns:
         A new mapping set; ``ms`` is not modified. Assertions whose SQL does not parse get
@@ -140,7 +140,8 @@ def annotate_sql(ms: MappingSet) -> MappingSet:
                 ms.path,
                 a.id,
             )
-        out.append(replace(a, tables=refs.tables, columns=refs.columns))
+        out.append(replace(a, tables=refs.tables, columns=refs.columns,
+                           whole_table=whole_table(a.source) is not None))
     return replace(ms, assertions=tuple(out))
 
 
