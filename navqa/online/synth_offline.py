@@ -1068,6 +1068,9 @@ def _optional_since(plan: Plan, start: int) -> None:
 def disjoin(plan: Plan) -> None:
     """Constants of one property on one node, asked as alternatives ("A or B"): a UNION.
 
+    A constant is a literal or an IRI (a constant object of the mappings, "registered in
+    Denmark or Liberia").
+
     Example:
         >>> p = Plan(triples=[("?s", "ex:name", '"A"'), ("?s", "ex:name", '"B"')])
         >>> disjoin(p); p.triples, len(p.unions[0])
@@ -1075,7 +1078,7 @@ def disjoin(plan: Plan) -> None:
     """
     groups: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
     for tr in plan.triples:
-        if tr[1] != "a" and tr[2].startswith('"'):
+        if tr[1] != "a" and tr[2].startswith(('"', "<")):
             groups.setdefault((tr[0], tr[1]), []).append(tr)
     for alts in groups.values():
         if len(alts) < 2:

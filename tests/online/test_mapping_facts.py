@@ -195,3 +195,15 @@ def test_the_vessels_of_a_country_and_their_responsible_company(fleet: SchemaCon
     sparql, _ = OfflineSynthesizer(fleet)(QUESTION, mentions, link(fleet, QUESTION, mentions),
                                           found, Subgraph(EX + "VesselFacility"))
     assert _rows(graph, sparql) == {("OCEAN STAR", "North Drilling"), ("WAVE RUNNER", "")}
+
+
+def test_constant_iris_asked_as_alternatives_are_a_union(fleet: SchemaContext,
+                                                         graph: rdflib.Graph) -> None:
+    question = "Which vessels are registered in the UK or the Bahamas?"
+    mentions = extract_mentions(question)
+    found = ground_mentions(fleet, GraphEndpoint(graph), list(mentions.values)).found
+    assert sorted(g.stored for g in found) == [PLACES + "Great_Britain", PLACES + "The_Bahamas"]
+    sparql, _ = OfflineSynthesizer(fleet)(question, mentions, link(fleet, question, mentions),
+                                          found, Subgraph(EX + "VesselFacility"))
+    assert "UNION" in sparql
+    assert _rows(graph, sparql) == {("OCEAN STAR",), ("WAVE RUNNER",), ("SEA LION",)}

@@ -12,7 +12,10 @@ bounded probe gives, and is tried in this order:
    ``YEAR(?d)``);
 2. **a misplaced anchor** — a variable typed ``?x a C`` is pinned to a named entity that is
    not a C (the question's name was attached to the wrong node): the name moves to a new
-   variable, joined to ``?x`` by the cheapest type-compatible path in Ga;
+   variable, joined to ``?x`` by the cheapest type-compatible path in Ga; then **another
+   entity of the name** — one bounded probe finds the stored names that hold the literal
+   as words and give the whole query rows ("STATOIL" → "Statoil Petroleum AS",
+   :mod:`navqa.online.saga.repair_names`);
 3. **a property that cannot fit** — δ(p)/ρ(p) conflicts with Θ, or the IRI templates of
    a join never unify: the edge is replaced by a type-compatible mapped alternative
    (another property, or a short path through Ga between the two variables' types);
@@ -43,9 +46,11 @@ import numpy as np
 from navqa.backends.protocols import SparqlEndpoint
 from navqa.errors import EndpointError, EndpointUnreachableError
 from navqa.model.iri import IRI, OWL_THING, RDF_TYPE
+from navqa.model.terms import SelectResult
 from navqa.model.xsd import XSD_BOOLEAN, XSD_DATE, XSD_DECIMAL, XSD_INTEGER
 from navqa.online.context import SchemaContext
 from navqa.online.saga.diagnose import Finding, datatype_kind
+from navqa.online.saga.repair_names import renamings
 from navqa.online.saga.repair_optional import relax_columns
 from navqa.online.saga.sparql_text import QueryText, Term, TriplePattern, literal_text
 from navqa.online.saga.typestate import TypeState
@@ -199,6 +204,8 @@ class OfflineRepairer:
             if f.kind == "literal-datatype":
                 yield from fresh(self._datatype_fix(qt, f))
         yield from fresh(self._anchor_conflicts(qt))
+        yield from fresh(Repair(r.sparql, r.reason, "renamed-anchor")
+                         for r in renamings(qt, self._name_properties, self._select_text))
         for f in findings:
             if f.kind in ("domain-conflict", "range-conflict", "template-join") and \
                     f.triple is not None:
@@ -483,6 +490,23 @@ class OfflineRepairer:
         except EndpointError as e:
             log.info("probe failed: %s", e)
             return None
+
+    def _select_text(self, query: str) -> SelectResult | None:
+        """One bounded SELECT probe (``None`` when it fails)."""
+        self.probes += 1
+        try:
+            return self.endpoint.select(query, timeout=self.timeout)
+        except EndpointUnreachableError:
+            raise
+        except EndpointError as e:
+            log.info("probe failed: %s", e)
+            return None
+
+    def _name_properties(self, var: str) -> list[IRI]:
+        """The mapped name-like properties a variable of the query may have (Θ)."""
+        types, definite = self.theta.of(var), self.theta.is_definite(var)
+        return [p for p in self.ctx.name_like_properties if self.ctx.allowed(p) and (
+            not types or self.theta.tfilter.compatible(types, p, "out", definite=definite))]
 
     def _probe_repairs(self, qt: QueryText) -> Iterator[Repair]:
         """Find the patterns that empty the result, then repair around them."""
