@@ -81,7 +81,9 @@ _NAME_TOKEN = (r"(?:[A-ZÀ-Þ][\w'’.\-À-ÿ]*|\d+[A-Za-z][\w\-/]*|[A-Za-z]*\d+
                r"|\d+/\d+(?:-\d+)?)")
 _CONNECT = (r"(?:(?:\s+(?:" + "|".join(re.escape(w) for w in sorted(words(
     Phenomenon.NAME_PARTICLE))) + r"))+\s+)")
-_NAME = re.compile(rf"{_NAME_TOKEN}(?:(?:\s+|{_CONNECT}){_NAME_TOKEN})*")
+# an en dash between two names without spaces joins them into one ("the Kårstø–Emden
+# pipeline", "the Paris–Rouen line"); a spaced dash is punctuation
+_NAME = re.compile(rf"{_NAME_TOKEN}(?:(?:\s+|{_CONNECT}|–){_NAME_TOKEN})*")
 _WH = tuple(sorted(words(Phenomenon.WH_WORD), key=len, reverse=True))
 _YESNO = re.compile(rf"^\s*({'|'.join(sorted(words(Phenomenon.YES_NO)))})\b", re.I)
 

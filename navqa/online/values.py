@@ -240,6 +240,17 @@ def spells_abbreviated(stored: str, text: str) -> bool:
     return short > 0 and same > 0
 
 
+def respells(stored: str, text: str) -> bool:
+    """Whether ``stored`` holds the words of ``text`` (two or more) in a row, with other
+    punctuation between them ("Gas KÅRSTØ, EMDEN" holds "Kårstø–Emden"; "ST. FERGUS"
+    holds "St Fergus"), ignoring case. The substring probe cannot see these: the
+    characters between the words differ."""
+    a, b = re.findall(r"\w+", stored.lower()), re.findall(r"\w+", text.lower())
+    if len(b) < 2:
+        return False
+    return any(a[i:i + len(b)] == b for i in range(len(a) - len(b) + 1))
+
+
 def ground_values(ctx: SchemaContext, endpoint: SparqlEndpoint, mentions: list[ValueMention],
                   *, timeout: float = 30.0) -> tuple[list[GroundedValue], int]:
     """Ground every string value mention; returns the groundings and the number of probes.
@@ -261,7 +272,9 @@ def ground_mentions(ctx: SchemaContext, endpoint: SparqlEndpoint, mentions: list
     it, ranked by string similarity) when ``nearest`` is set. With ``abbreviations``, a
     nearest value that spells the mention with some words abbreviated
     (:func:`spells_abbreviated`: "ZECHSTEIN GP" for "Zechstein Group") grounds it instead
-    (``GroundedValue.abbreviated``; the grammar rule ``abbreviated-value``).
+    (``GroundedValue.abbreviated``; the grammar rule ``abbreviated-value``). A nearest
+    value that holds the mention's words in a row with other punctuation between them
+    (:func:`respells`) grounds it too, as an inexact (substring) match.
     """
     props = [p for p in ctx.name_like_properties if ctx.allowed(p)][:MAX_PROPERTIES]
     result = ValueGroundingResult()
@@ -324,6 +337,13 @@ def ground_mentions(ctx: SchemaContext, endpoint: SparqlEndpoint, mentions: list
             spelled = [g for g in near if abbreviations and spells_abbreviated(g.stored, m.text)]
             if spelled:
                 out.append(replace(spelled[0], abbreviated=True))
+                continue
+            # the same words with other punctuation between them: a substring match the
+            # probe could not make, bounded in length as the substring matches are
+            respelled = [g for g in near if respells(g.stored, m.text)
+                         and len(g.stored) <= 2 * len(m.text) + 3]
+            if respelled:
+                out.append(respelled[0])
                 continue
             result.missing.append(UnmatchedValue(
                 m, tuple(near), kept=bool(near) and len(m.text.split()) >= 2))

@@ -1,4 +1,5 @@
-"""A stored value that abbreviates the mention's words is the mention's value.
+"""A stored value that abbreviates the mention's words, or spells them with other
+punctuation between them, is the mention's value.
 
 "Zechstein Group" is stored as "ZECHSTEIN GP", "Tarbert Formation" as "TARBERT FM": the
 exact and substring probes miss them, the nearest-value probe sees them. When the stored
@@ -19,7 +20,7 @@ from navqa.backends.protocols import Embedder
 from navqa.config import NavqaConfig
 from navqa.model.events import ValueMention
 from navqa.online.context import SchemaContext
-from navqa.online.values import abbreviates, ground_mentions, spells_abbreviated
+from navqa.online.values import abbreviates, ground_mentions, respells, spells_abbreviated
 
 EX = "http://example.org/strata#"
 ONTOLOGY = f"""@prefix : <{EX}> .
@@ -40,7 +41,8 @@ target\t\t:unit/{{id}} a :Unit ; :name {{n}}^^xsd:string .
 source\t\tSELECT id, n FROM units
 ]]
 """
-STORED = ["ZECHSTEIN GP", "ZECHSTEIN FM", "NANSEN FM", "TARBERT FM", "BRENT GP"]
+STORED = ["ZECHSTEIN GP", "ZECHSTEIN FM", "NANSEN FM", "TARBERT FM", "BRENT GP",
+          "Gas KÅRSTØ, EMDEN"]
 
 
 @pytest.fixture(scope="module")
@@ -101,3 +103,19 @@ def test_a_merely_similar_value_stays_a_near_value(strata: SchemaContext,
     assert res.found == []
     assert [m.mention.text for m in res.missing] == ["Nansen Member"]
     assert "NANSEN FM" in [n.stored for n in res.missing[0].nearest]
+
+
+def test_a_respelling_needs_the_words_in_a_row() -> None:
+    assert respells("Gas KÅRSTØ, EMDEN", "Kårstø–Emden")
+    assert respells("ST. FERGUS", "St Fergus")
+    assert not respells("EMDEN, KÅRSTØ", "Kårstø–Emden")  # another order
+    assert not respells("KÅRSTØ GAS EMDEN", "Kårstø–Emden")  # a word between
+    assert not respells("BRENT GP", "Brent")  # one word: the substring probe's case
+
+
+def test_the_same_words_with_other_punctuation_ground_the_mention(
+        strata: SchemaContext, endpoint: GraphEndpoint) -> None:
+    res = ground_mentions(strata, endpoint, [ValueMention("Kårstø–Emden", "string")])
+    assert [(g.stored, g.exact, g.abbreviated) for g in res.found] == [
+        ("Gas KÅRSTØ, EMDEN", False, False)]
+    assert res.missing == []

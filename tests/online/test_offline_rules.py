@@ -21,6 +21,14 @@ def test_a_thousands_group_is_not_mistaken_for_an_identifier() -> None:
     assert [(v.text, v.kind, v.comparator) for v in m.values] == [("100000", "number", ">")]
 
 
+def test_an_en_dash_joins_two_names_into_one() -> None:
+    m = extract_mentions("Which company operates the Kårstø–Emden gas pipeline?")
+    assert [(v.text, v.kind) for v in m.values] == [("Kårstø–Emden", "string")]
+    # a spaced dash is punctuation between two names
+    m = extract_mentions("Which fields lie between Troll – Oseberg?")
+    assert [v.text for v in m.values] == ["Troll", "Oseberg"]
+
+
 @pytest.mark.npd
 def test_the_generic_name_property_names_a_class_before_compound_names(
         navqa_config, shared_dataset, embedder) -> None:

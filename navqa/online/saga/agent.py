@@ -56,6 +56,8 @@ __all__ = ["AgentAction", "AgentSession", "LLMAgent", "OfflineAgent", "current_s
 KNOWLEDGE_LOG = 6
 HISTORY_STEPS = 5
 OBSERVATION_CHARS = 2500
+VALUE_KINDS = frozenset({AnswerKind.QUANTITY, AnswerKind.DATE, AnswerKind.TEXT})
+"""Answer kinds that ask for a value of the answer class's entities, not for them."""
 
 
 class AgentAction(BaseModel):
@@ -266,11 +268,12 @@ class OfflineAgent(_Loop):
         """Deterministic repairs of an empty result, one step each."""
         if self.is_ask(ex) and not ex.findings:
             return  # an ASK that says false is an answer unless something is clearly wrong
-        lk = self.st.linking
+        lk, at = self.st.linking, self.st.answer_type
         rep = OfflineRepairer(self.pipe.ctx, self.theta, self.pipe.endpoint,
                               relevance=dict(lk.property_scores) if lk is not None else {},
                               class_relevance=dict(lk.class_scores) if lk is not None else {},
-                              timeout=self.pipe.config.runtime.query_timeout_s)
+                              timeout=self.pipe.config.runtime.query_timeout_s,
+                              value_answer=at is not None and at.kind in VALUE_KINDS)
         limit = attempts if attempts is not None else self.budget - self.steps
         before = ex.sparql
         for attempt, cand in enumerate(rep.candidates(ex.sparql, ex.findings), start=1):

@@ -155,13 +155,17 @@ class OfflineRepairer:
         drop_filters: Allow dropping a FILTER as the very last resort. Off by default:
             it turns an empty answer into a wrong one, the failure this module exists to
             avoid.
+        value_answer: The question asks for a value of the answer class's entities (its
+            kind is a quantity, date or text), not for the entities: a name on a node of
+            that class then says which entity, and the entity's own class is tried first.
     """
 
     def __init__(self, ctx: SchemaContext, theta: TypeState, endpoint: SparqlEndpoint, *,
                  relevance: dict[IRI, float] | None = None,
                  class_relevance: dict[IRI, float] | None = None, timeout: float | None = 30.0,
-                 drop_filters: bool = False) -> None:
+                 drop_filters: bool = False, value_answer: bool = False) -> None:
         self.ctx = ctx
+        self.value_answer = value_answer
         self.theta = theta
         self.endpoint = endpoint
         self.relevance = relevance or {}
@@ -273,15 +277,20 @@ class OfflineRepairer:
             b = self.theta.bindings.get((prop, lit[0]))
             if b is None:
                 continue
-            etypes, definite = self.theta.entity_types(b.iri)
-            if not etypes or not definite:
+            # every entity of the name must conflict: one that is a C makes the name fit
+            typed = [self.theta.entity_types(iri) for iri in b.iris]
+            if not typed or not all(t and d for t, d in typed):
                 continue
-            if explicit[tp.s.text] & tf.closure(etypes, definite=True):
+            if any(explicit[tp.s.text] & tf.closure(t, definite=True) for t, _ in typed):
                 continue
-            # The variable's class is the question's answer type: keep it and move the
-            # name to a new node. Otherwise the class is what was wrong: take the entity's.
-            intended = bool(explicit[tp.s.text] & self.theta.answer_classes)
-            swaps = list(self._class_to_entity(qt, tp.s.text, etypes, lit[0]))
+            etypes = frozenset().union(*(t for t, _ in typed))
+            # The variable's class is the question's answer type, and its entities are
+            # the answer: keep it and move the name to a new node. Otherwise (or when the
+            # answer is a value of the entity) the class is what was wrong: take the
+            # entity's first.
+            intended = bool(explicit[tp.s.text] & self.theta.answer_classes) and \
+                not self.value_answer
+            swaps = list(self._class_to_entity(qt, tp, etypes, lit[0]))
             if not intended:
                 yield from swaps
             var = _new_var(qt, "named")
@@ -304,14 +313,24 @@ class OfflineRepairer:
             if intended:
                 yield from swaps
 
-    def _class_to_entity(self, qt: QueryText, var: str, etypes: frozenset[IRI], name: str
-                         ) -> Iterator[Repair]:
-        """``?x a C`` → ``?x a E`` for the named entity's (most specific) class E."""
+    def _class_to_entity(self, qt: QueryText, named: TriplePattern, etypes: frozenset[IRI],
+                         name: str) -> Iterator[Repair]:
+        """``?x a C`` → ``?x a E`` for a named entity's (most specific) class E: first the
+        classes that can carry what else the query asks of ?x, at most two."""
+        var = named.s.text
+        rest = [(qt.iri(t.p), "out" if t.s.text == var else "in") for t in qt.triples
+                if t is not named and var in (t.s.text, t.o.text)
+                and not (t.p.kind == "a" or qt.iri(t.p) == RDF_TYPE)]
+
+        def misfits(e: IRI) -> int:
+            return sum(not self.theta.tfilter.compatible([e], p, d, definite=True)
+                       for p, d in rest if p is not None)
+
         for tp in qt.triples:
             if tp.s.text != var or not (tp.p.kind == "a" or qt.iri(tp.p) == RDF_TYPE):
                 continue
             old = qt.iri(tp.o)
-            for e in sorted(self.ctx.most_specific(etypes))[:2]:
+            for e in sorted(self.ctx.most_specific(etypes), key=lambda e: (misfits(e), e))[:2]:
                 if not self.ctx.allowed(e):
                     continue
                 yield Repair(qt.replace_term(tp.o, qt.term_text(e)),

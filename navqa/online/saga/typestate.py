@@ -7,7 +7,8 @@ each update with its source:
                (``SELECT ?c WHERE { VALUES ?c { … } <iri> a ?c }`` over the few classes
                whose templates can produce the IRI) — never a ``?s a ?c`` scan;
 ``value``      a variable pinned to a named entity (``?op rail:name "Kestrel Metro"``,
-               where the name was found in the data) takes that entity's classes;
+               where the name was found in the data) takes that entity's classes (of
+               every entity of that name, when several share it);
 ``pattern``    ``?x a C`` in a (partial) query;
 ``domain`` / ``range``  ``?x p ?y`` types ?x (?y) when the most specific class any source
                gives for p's subjects (objects) is a single one (a declared range is
@@ -52,11 +53,13 @@ RESULT_SAMPLE = 5
 
 @dataclass(frozen=True)
 class Binding:
-    """A named entity found in the data: ``prop`` of ``iri`` is ``value``."""
+    """Named entities found in the data: ``prop`` of each of ``iris`` is ``value``. A name
+    may be shared (a field and the discovery it came from; an airfield's area and a
+    building on it), so every entity of it is kept, in the order grounding found them."""
 
     prop: IRI
     value: str
-    iri: str
+    iris: tuple[str, ...]
 
 
 def bgp_triples(algebra: object, *, positive_only: bool = True) -> list[tuple[object, object,
@@ -200,11 +203,26 @@ class TypeState:
         return [ev] if ev is not None else []
 
     def bind(self, prop: IRI, value: str, iri: str) -> list[TypeStateUpdated]:
-        """Remember that the entity ``iri`` has ``prop`` = ``value`` (and type it)."""
+        """Remember that the entity ``iri`` has ``prop`` = ``value`` (and type it); other
+        entities of the same name stay bound too."""
         if not iri:
             return []
-        self.bindings[(prop, value)] = Binding(prop, value, iri)
+        old = self.bindings.get((prop, value))
+        iris = old.iris if old is not None else ()
+        if iri not in iris:
+            self.bindings[(prop, value)] = Binding(prop, value, (*iris, iri))
         return self.observe_entity(iri, "lookup")
+
+    def named_types(self, b: Binding) -> tuple[frozenset[IRI], bool]:
+        """The classes an entity of the name ``b`` may have: every entity's, and whether
+        they are all confirmed (a variable pinned to the name is one of them)."""
+        types: set[IRI] = set()
+        definite = True
+        for iri in b.iris:
+            t, d = self.entity_types(iri)
+            types |= t
+            definite = definite and d
+        return frozenset(types), definite and bool(types)
 
     # -- queries -----------------------------------------------------------------------------
 
@@ -242,7 +260,7 @@ class TypeState:
             if isinstance(s, Variable) and isinstance(o, Literal):
                 b = self.bindings.get((prop, str(o)))
                 if b is not None:
-                    types, definite = self.entity_types(b.iri)
+                    types, definite = self.named_types(b)
                     ev = self.add(f"?{s}", types, "value", definite=definite)
                     if ev:
                         evs.append(ev)
