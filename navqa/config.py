@@ -42,6 +42,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from navqa.errors import ConfigError
+from navqa.model.answers import EntityAnswer
 from navqa.model.rules import GrammarRule
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
@@ -142,6 +143,9 @@ class PipelineConfig(_Section):
     agent_max_steps: int = 12
     use_active_ontology: bool = True
     use_expansion: bool = True
+    entity_answer: EntityAnswer = EntityAnswer.ENTITY
+    """How an entity answer is projected: the entity and its label (``entity``), or the
+    label alone (``label``, NaVQA's convention); see :mod:`navqa.model.answers`."""
     disabled_rules: frozenset[GrammarRule] = frozenset()
     """Offline grammar rules switched off (ablations: ``navqa eval --ablate no-rule-NAME``;
     the names are :class:`~navqa.model.rules.GrammarRule`'s values)."""

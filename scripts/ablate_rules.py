@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
 """Ablate the offline synthesizer's grammar rules, one at a time, on a split.
 
-A rule that helps the dev split and not the test split is overfitting (docs/evaluation.md,
-"Ablations"). Switching a rule off only changes the questions where it fired, and a whole
-run records them (``rules`` in ``results.jsonl``), so this script answers again only those
-questions, once per rule, with ``--ablate no-rule-NAME``, and prints the split's Acc and
-F1 with and without each rule. It prints figures only: no question, id or answer (the test
-split stays unread).
+A rule that helps the dev split and not the validation split is overfitting
+(docs/evaluation.md, "Ablations"); the test split decides nothing, so it is not offered.
+Switching a rule off only changes the questions where it fired, and a whole run records
+them (``rules`` in ``results.jsonl``), so this script answers again only those questions,
+once per rule, with ``--ablate no-rule-NAME``, and prints the split's Acc and
+F1 with and without each rule. It prints figures only: no question, id or answer.
 
-    python scripts/ablate_rules.py --vkg npd --split test --base runs/npd-test \\
-        --out runs/npd-test-ablations [--endpoint URL] [--rules count-rank,spatial]
+    python scripts/ablate_rules.py --vkg npd --split validation --base runs/npd-val \\
+        --out runs/npd-val-ablations [--endpoint URL] [--rules count-rank,spatial]
 
 ``--base`` is a whole run of the same split and code (``navqa eval --split S --out DIR``);
 the per-rule runs go to ``--out/<rule>``, so an interrupted ablation resumes.
@@ -24,7 +24,8 @@ import sys
 from pathlib import Path
 
 from navqa.errors import NavqaError
-from navqa.evaluation.dataset import default_question_files
+from navqa.evaluation.dataset import default_question_files, split_convention
+from navqa.model.answers import EntityAnswer
 from navqa.model.rules import GrammarRule
 
 
@@ -53,7 +54,7 @@ def _mean(values: list[float]) -> float:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--vkg", required=True)
-    ap.add_argument("--split", required=True, choices=["dev", "test"])
+    ap.add_argument("--split", required=True, choices=["dev", "validation"])
     ap.add_argument("--base", required=True, type=Path, help="a whole run of the split")
     ap.add_argument("--out", required=True, type=Path)
     ap.add_argument("--endpoint", help="a running endpoint of the VKG (navqa endpoint up)")
@@ -72,6 +73,7 @@ def main() -> int:
     lines = {}
     try:
         files = default_question_files(args.vkg, args.split)
+        convention = (split_convention(args.vkg, args.split) or EntityAnswer.ENTITY).value
     except NavqaError as e:
         _usage(f"--vkg {args.vkg}: {e}")
     for f in files:
@@ -101,7 +103,7 @@ def main() -> int:
         cmd = [sys.executable, "-m", "navqa.cli", "eval", "--vkg", args.vkg, "--strategy",
                "navqa", "--llm", "none", "--dataset", str(subset), "--ablate",
                f"no-rule-{rule.value}", "--concurrency", str(args.concurrency), "--out",
-               str(run)]
+               str(run), "--entity-answer", convention]
         if args.endpoint:
             cmd += ["--endpoint", args.endpoint]
         if (run / "results.jsonl").is_file():

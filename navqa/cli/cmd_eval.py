@@ -3,7 +3,8 @@
 ::
 
     navqa eval --vkg demo --strategy gold --out runs/demo-gold          # same as `eval run`
-    navqa eval --vkg npd --split test --strategy navqa --out runs/npd-test   # held-out split
+    navqa eval --vkg npd --split validation --strategy navqa --out runs/npd-val   # keep/drop rules
+    navqa eval --vkg npd --split test --strategy navqa --out runs/npd-test   # report only
     navqa eval -t my.owl -m my.obda -p my.properties --dataset my-questions.jsonl --out runs/mine
     navqa eval run --vkg npd --strategy navqa --llm openai --ablate no-aoc --out runs/npd-noaoc
     navqa eval report runs/npd-noaoc
@@ -61,8 +62,15 @@ _ABLATE_HELP = ("Switch a component off (repeatable): no-aoc, no-ise, no-type-fi
 _DATASET = typer.Option(None, "--dataset", dir_okay=False,
                         help="Question file (JSONL); recorded as split `custom`.")
 _SPLIT = typer.Option(None, "--split",
-                      help="dev (the manifest's questions, the default) or test "
-                           "(datasets/<vkg>/questions-test.jsonl).")
+                      help="dev (the manifest's questions, the default: rules are written "
+                           "on it), validation (datasets/<vkg>/questions-validation.jsonl: "
+                           "rules are kept or dropped by it) or test "
+                           "(datasets/<vkg>/questions-test.jsonl: frozen, report only).")
+_ENTITY_ANSWER = typer.Option(
+    None, "--entity-answer",
+    help="How an entity answer is projected: entity (its IRI and its label, the default) or "
+         "label (the label alone, NaVQA's convention). Default for --split: the convention "
+         "the VKG's manifest records for that split ([answers]); otherwise entity.")
 _STRICT = typer.Option(False, "--strict",
                        help="Stop before answering anything when a gold query fails "
                             "(default: mark that question gold-error and go on).")
@@ -153,6 +161,9 @@ def _diagnostics_tables(s: dict[str, Any], pct: Any) -> list[Table]:
         for v in ProjectionVerdict:
             proj.add_column(v.value.replace("-", "\n", 1), justify="right", no_wrap=True)
         proj.add_row(*(str(p.get(v.value, 0)) for v in ProjectionVerdict))
+        proj.caption = (f"right projection {pct(p.get('right_projection_rate'))} % of answers "
+                        f"judged; asked-column recall {pct(p.get('asked_column_recall'))} % "
+                        f"of {p.get('gold_columns', 0)} gold columns")
         tables.append(proj)
     return tables
 
@@ -162,14 +173,17 @@ def _run(ctx: typer.Context, *, vkg: str | None, dataset: Path | None, split: st
          resume: bool, no_cache: bool, out: Path | None, endpoint: str | None,
          mapping: Path | None, strict: bool, ontology: Path | None = None,
          properties: Path | None = None, catalog: Path | None = None,
-         lenses: Path | None = None) -> None:
+         lenses: Path | None = None, entity_answer: str | None = None) -> None:
     from navqa.evaluation.dataset import (
+        SPLITS,
         Split,
         default_question_files,
         load_questions,
         load_split,
+        split_convention,
     )
     from navqa.evaluation.runner import STRATEGIES, run_eval
+    from navqa.model.answers import EntityAnswer
     from navqa.model.vkg_source import VkgKind
     from navqa.runtime.datasets import fetch_dataset
     from navqa.runtime.serve import serve_source
@@ -182,10 +196,12 @@ def _run(ctx: typer.Context, *, vkg: str | None, dataset: Path | None, split: st
                                  f"{', '.join(STRATEGIES)}", param_hint="--strategy")
     if llm is not None and llm not in ("none", "openai"):
         raise typer.BadParameter("use none or openai", param_hint="--llm")
-    if split is not None and split not in (Split.DEV, Split.TEST):
-        raise typer.BadParameter("use dev or test", param_hint="--split")
+    if split is not None and split not in SPLITS:
+        raise typer.BadParameter("use dev, validation or test", param_hint="--split")
     if split is not None and dataset is not None:
         raise typer.BadParameter("give --split or --dataset, not both", param_hint="--split")
+    if entity_answer is not None and entity_answer not in tuple(EntityAnswer):
+        raise typer.BadParameter("use entity or label", param_hint="--entity-answer")
     if endpoint:
         endpoint_url(endpoint)
     if dataset is not None:
@@ -233,6 +249,10 @@ def _run(ctx: typer.Context, *, vkg: str | None, dataset: Path | None, split: st
         raise InputError(e.message, hint=e.hint) from e  # the user's file: exit 2
     for path, line, note in questions.warnings:
         err_console.print(f"[yellow]warning[/]: {escape(str(path))}:{line}: {escape(note)}")
+    convention = EntityAnswer(entity_answer) if entity_answer is not None else (
+        split_convention(vkg, split or Split.DEV) if bundled and not files else None)
+    if convention is not None:
+        cfg = cfg.with_overrides(pipeline={"entity_answer": convention.value})
 
     with contextlib.ExitStack() as stack:
         bar = stack.enter_context(progress_bar())
@@ -295,6 +315,7 @@ def main(
     properties: PropertiesOpt = None,
     catalog: CatalogOpt = None,
     lenses: LensesOpt = None,
+    entity_answer: str | None = _ENTITY_ANSWER,
 ) -> None:
     """Evaluate (the options given here run `navqa eval run`)."""
     if ctx.invoked_subcommand is not None:
@@ -307,7 +328,7 @@ def main(
     _run(ctx, vkg=vkg, dataset=dataset, split=split, strategy=strategy, llm=llm,
          ablate=ablate, concurrency=concurrency, resume=resume, no_cache=no_cache, out=out,
          endpoint=endpoint, mapping=mapping, strict=strict, ontology=ontology,
-         properties=properties, catalog=catalog, lenses=lenses)
+         properties=properties, catalog=catalog, lenses=lenses, entity_answer=entity_answer)
 
 
 @app.command("run")
@@ -330,12 +351,13 @@ def run(
     properties: PropertiesOpt = None,
     catalog: CatalogOpt = None,
     lenses: LensesOpt = None,
+    entity_answer: str | None = _ENTITY_ANSWER,
 ) -> None:
     """Answer every question with a strategy and score it (writes results, summary, report)."""
     _run(ctx, vkg=vkg, dataset=dataset, split=split, strategy=strategy, llm=llm,
          ablate=ablate, concurrency=concurrency, resume=resume, no_cache=no_cache, out=out,
          endpoint=endpoint, mapping=mapping, strict=strict, ontology=ontology,
-         properties=properties, catalog=catalog, lenses=lenses)
+         properties=properties, catalog=catalog, lenses=lenses, entity_answer=entity_answer)
 
 
 def _run_dir(path: Path, param_hint: str) -> None:

@@ -95,7 +95,8 @@ def to_table(result: QueryResult, prefixes: dict[str, str] | None = None,
 _LEVEL_STYLE = {ConfidenceLevel.HIGH: "green", ConfidenceLevel.MEDIUM: "yellow",
                 ConfidenceLevel.LOW: "red", ConfidenceLevel.NONE: "red"}
 _PART_REASONS = {ConfidenceReason.VALUE_NOT_FOUND, ConfidenceReason.UNPLACED_VALUE,
-                 ConfidenceReason.UNPLACED_CONSTRAINT, ConfidenceReason.UNPLACED_TERM}
+                 ConfidenceReason.UNPLACED_CONSTRAINT, ConfidenceReason.UNPLACED_COLUMN,
+                 ConfidenceReason.UNPLACED_TERM}
 _WHY = {UnplacedWhy.NOT_GROUNDED: "not found in the data, not used by the query",
         UnplacedWhy.NOT_IN_QUERY: "not used by the query",
         UnplacedWhy.NOT_IN_DATA: "in the query, but not found in the data"}

@@ -27,9 +27,11 @@ the gold query is ORDER BY … LIMIT.
 its line number, in one :class:`QuestionFileError`; ids must be unique.
 
 Splits (:class:`Split`): a VKG's manifest lists its *dev* question files
-(``questions = [...]``, normally ``datasets/<vkg>/questions.jsonl``); the held-out *test*
-split is ``questions-test.jsonl`` next to the first of them (optional: asking for a
-split that does not exist is an error). Any other file is ``custom``.
+(``questions = [...]``, normally ``datasets/<vkg>/questions.jsonl``: rules are written on
+them); the *validation* split is ``questions-validation.jsonl`` next to the first of them
+(rules are kept or dropped by it), the *test* split ``questions-test.jsonl`` (frozen,
+written without seeing the system, reported and never used to decide). Both are optional:
+asking for a split that does not exist is an error. Any other file is ``custom``.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from navqa.errors import EvaluationError, InputError, QueryCheckError
+from navqa.model.answers import EntityAnswer
 from navqa.model.iri import XSD
 from navqa.model.resultio import term_from_json
 from navqa.model.terms import AskResult, IRITerm, LiteralTerm, QueryResult, SelectResult, Term
@@ -56,11 +59,14 @@ __all__ = [
     "Question",
     "QuestionFileError",
     "QuestionSet",
+    "SPLITS",
+    "SPLIT_FILES",
     "Split",
     "default_question_files",
     "load_questions",
     "load_split",
     "reference_result",
+    "split_convention",
 ]
 
 
@@ -68,7 +74,11 @@ class Split(StrEnum):
     """Which question set of a VKG a run uses."""
 
     DEV = "dev"
+    """Rules are written on it."""
+    VALIDATION = "validation"
+    """Rules are kept or dropped by it."""
     TEST = "test"
+    """Reported only: never read, never used to decide."""
     CUSTOM = "custom"
     """Files given by the user (``--dataset``)."""
 
@@ -308,22 +318,27 @@ def load_questions(*paths: Path | str, check_sparql: bool = True) -> QuestionSet
                        warnings=tuple(warnings))
 
 
-TEST_FILE = "questions-test.jsonl"
+SPLIT_FILES = {Split.VALIDATION: "questions-validation.jsonl",
+               Split.TEST: "questions-test.jsonl"}
+"""The file of each split beside the manifest's first (dev) question file."""
+SPLITS = (Split.DEV, Split.VALIDATION, Split.TEST)
+"""The splits ``--split`` takes."""
 
 
 def default_question_files(vkg: str, split: Split | str = Split.DEV) -> list[Path]:
-    """The question files of a VKG's split: the manifest's (``dev``), or its test file.
+    """The question files of a VKG's split: the manifest's (``dev``), or the validation or
+    test file beside the first of them.
 
     Raises:
         EvaluationError: the manifest lists no question file, the split has no file, or
-            ``split`` is not ``dev`` or ``test``.
+            ``split`` is not ``dev``, ``validation`` or ``test``.
         DatasetError: unknown dataset.
     """
     from navqa.runtime.datasets import load_manifest
     from navqa.runtime.paths import repo_root
 
-    if split not in (Split.DEV, Split.TEST):
-        raise EvaluationError(f"unknown split {split!r}; use dev or test")
+    if split not in SPLITS:
+        raise EvaluationError(f"unknown split {split!r}; use dev, validation or test")
     manifest = load_manifest(vkg)
     if not manifest.questions:
         raise EvaluationError(f"dataset {vkg!r} lists no question file in its manifest",
@@ -332,16 +347,29 @@ def default_question_files(vkg: str, split: Split | str = Split.DEV) -> list[Pat
     dev = [root / q for q in manifest.questions]
     if split == Split.DEV:
         return dev
-    test = dev[0].parent / TEST_FILE
-    if not test.is_file():
-        raise EvaluationError(f"dataset {vkg!r} has no test split ({test} does not exist)",
+    path = dev[0].parent / SPLIT_FILES[Split(split)]
+    if not path.is_file():
+        raise EvaluationError(f"dataset {vkg!r} has no {split} split ({path} does not exist)",
                               hint="use --split dev, or pass --dataset FILE")
-    return [test]
+    return [path]
+
+
+def split_convention(vkg: str, split: Split | str = Split.DEV) -> EntityAnswer | None:
+    """The answer convention a bundled VKG's split was written in (its manifest's
+    ``[answers]``), or ``None`` when the manifest does not say.
+
+    Raises:
+        DatasetError: unknown dataset.
+    """
+    from navqa.runtime.datasets import load_manifest
+
+    return load_manifest(vkg).answers.get(str(split))
 
 
 def load_split(vkg: str, split: Split | str = Split.DEV, *,
                check_sparql: bool = True) -> QuestionSet:
-    """Load a VKG's ``dev`` or ``test`` questions (see :func:`default_question_files`)."""
+    """Load a VKG's ``dev``, ``validation`` or ``test`` questions
+    (see :func:`default_question_files`)."""
     files = default_question_files(vkg, split)
     qs = load_questions(*files, check_sparql=check_sparql)
     return QuestionSet(qs.questions, qs.sources, qs.lines, Split(split), qs.warnings)

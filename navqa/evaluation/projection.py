@@ -30,6 +30,15 @@ The verdict, in this order:
                                against a SELECT gold is one too)
 =============================  ==========================================================
 
+Two rates summarize a run (:func:`summarize_projection`):
+
+* **right projection**: right ÷ (right + wrong projection), over the answers judged (an
+  answer with rows against a SELECT gold with rows);
+* **asked-column recall**: the gold answer columns matched by a predicted column (in the
+  one-to-one assignment above), over all gold answer columns, for every question whose
+  gold has columns: a question without an answer matches none of its columns. It says how
+  much of what was asked is projected, whether or not the rows are right.
+
 Limits: values decide, so right-projection answers that share less than half their values
 with gold in both directions (wholly wrong entities) count as ``wrong-projection``; the
 ``wrong-projection`` count is an upper bound, ``wrong-entities`` a lower one.
@@ -177,20 +186,29 @@ def projection_of(gold: QueryResult, pred: QueryResult | None, *, acc: bool) -> 
 
 
 def summarize_projection(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Counts per verdict over the records that have a ``projection`` field.
+    """Counts per verdict over the records that have a ``projection`` field, and the two
+    rates of the module docstring.
 
     Returns:
         ``{verdict: count for every verdict, "n": records counted,
-        "right_projection_rate": right ÷ (right + wrong projection) or None}``.
+        "right_projection_rate": right ÷ (right + wrong projection) or None,
+        "gold_columns": gold answer columns counted, "matched_columns": those matched,
+        "asked_column_recall": matched ÷ gold columns or None}``.
     """
     counts = {v.value: 0 for v in ProjectionVerdict}
-    n = 0
+    n = gold_columns = matched = 0
     for r in records:
         p = r.get("projection")
         if not p:
             continue
-        counts[ProjectionVerdict(p["verdict"]).value] += 1
+        verdict = ProjectionVerdict(p["verdict"])
+        counts[verdict.value] += 1
         n += 1
+        if verdict is not ProjectionVerdict.NOT_APPLICABLE:
+            gold_columns += len(p.get("gold_columns") or ())
+            matched += len(p.get("matches") or ())
     right = counts[ProjectionVerdict.RIGHT_ANSWER] + counts[ProjectionVerdict.WRONG_ENTITIES]
     judged = right + counts[ProjectionVerdict.WRONG_PROJECTION]
-    return {**counts, "n": n, "right_projection_rate": right / judged if judged else None}
+    return {**counts, "n": n, "right_projection_rate": right / judged if judged else None,
+            "gold_columns": gold_columns, "matched_columns": matched,
+            "asked_column_recall": matched / gold_columns if gold_columns else None}

@@ -131,7 +131,9 @@ def _projection_lines(s: dict[str, Any], records: Sequence[dict[str, Any]]) -> l
                     [[v.value, p.get(v.value, 0), f"{100.0 * p.get(v.value, 0) / n:.1f}"]
                      for v in ProjectionVerdict])
     lines += ["", f"- right projection among answers judged: "
-              f"{_pct(p.get('right_projection_rate'))} %"]
+              f"{_pct(p.get('right_projection_rate'))} %",
+              f"- asked-column recall (gold answer columns a predicted column matches): "
+              f"{_pct(p.get('asked_column_recall'))} % of {p.get('gold_columns', 0)}"]
     wrong = [r["id"] for r in records if (r.get("projection") or {}).get("verdict")
              == ProjectionVerdict.WRONG_PROJECTION]
     if wrong:
@@ -159,6 +161,7 @@ def render_report(run_dir: Path | str) -> Path:
         f"(split `{s.get('split', 'custom')}`; {s['n']} of {s.get('n_questions', s['n'])} "
         f"answered{'' if s.get('complete', True) else ', incomplete run'})",
         f"- ablations: {abl}",
+        f"- entity answers: {s.get('entity_answer', 'label')}",
         f"- LLM: {llm}; call cache {'on' if s.get('llm_cache', True) else 'off'}",
         f"- navqa {s.get('navqa_version', '?')}; started {s.get('started_at', '?')}, "
         f"finished {s.get('finished_at', '?')}",

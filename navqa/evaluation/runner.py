@@ -638,6 +638,7 @@ def run_eval(
         "ablations": sorted(ablations),
         "vkg": target.name,
         "split": Split(split or qset.split).value,
+        "entity_answer": cfg.pipeline.entity_answer.value,
         "endpoint": target.url,
         "questions": [str(p) for p in qset.sources],
         "questions_fingerprint": _fingerprint(qs),

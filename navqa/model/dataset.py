@@ -12,6 +12,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from navqa.model.answers import EntityAnswer
+
 FileRole = Literal[
     "ontology",
     "import",
@@ -102,6 +104,9 @@ class DatasetManifest(_Strict):
     load: tuple[LoadStep, ...] = ()
     ontop: OntopSettings = Field(default_factory=OntopSettings)
     questions: tuple[str, ...] = ()
+    answers: dict[str, EntityAnswer] = Field(default_factory=dict)
+    """The answer convention each question split (``dev``, ``validation``, ``test``) was
+    written in (:mod:`navqa.model.answers`); a split not listed uses the default."""
 
     def file(self, role: FileRole) -> DatasetFile:
         """The first file with ``role``.

@@ -324,6 +324,9 @@ class QuerySynthesized(Event):
     sparql: str
     method: Method
     rules: tuple[GrammarRule, ...] = ()
+    unplaced_columns: tuple[str, ...] = ()
+    """Phrases of the question that ask for a column ("… and their depth") which the
+    offline synthesizer found no property, relation or entity for: not projected."""
 
 
 @dataclass(frozen=True)
@@ -424,6 +427,7 @@ class ConfidenceReason(StrEnum):
     VALUE_PROBE_FAILED = "value-probe-failed"
     UNPLACED_VALUE = "unplaced-value"
     UNPLACED_CONSTRAINT = "unplaced-constraint"
+    UNPLACED_COLUMN = "unplaced-column"
     UNPLACED_TERM = "unplaced-term"
     QUERY_REPAIRED = "query-repaired"
     CLOSE_SUBGRAPHS = "close-subgraphs"
@@ -455,12 +459,14 @@ class Confidence:
 
 
 class PartKind(StrEnum):
-    """What a part of the question is: a value, a class or property phrase, a constraint."""
+    """What a part of the question is: a value, a class or property phrase, a constraint,
+    or an asked column (one part of a coordinated request: "… and their depth")."""
 
     VALUE = "value"
     CLASS = "class"
     PROPERTY = "property"
     CONSTRAINT = "constraint"
+    COLUMN = "column"
 
 
 class UnplacedWhy(StrEnum):

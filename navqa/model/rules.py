@@ -3,9 +3,9 @@
 Each rule covers one question shape or one grounding step (docs/online.md, "The offline
 synthesizer"). Switching one off (``pipeline.disabled_rules``, or ``navqa eval --ablate
 no-rule-<name>``) is how the held-out discipline is applied: a rule that helps the dev
-split and not the test split is dropped. A query records the rules that shaped it
-(:class:`~navqa.model.events.QuerySynthesized` ``rules``), so an ablation only needs to
-answer again the questions where a rule fired.
+split and not the validation split is dropped (the test split decides nothing). A query
+records the rules that shaped it (:class:`~navqa.model.events.QuerySynthesized`
+``rules``), so an ablation only needs to answer again the questions where a rule fired.
 """
 
 from __future__ import annotations

@@ -133,7 +133,8 @@ def run_baseline(pipe: Stages, st: AskState, name: str) -> Iterator[Event]:
         lk = link(full, st.question, st.mentions, k=pipe.config.pipeline.top_k,
                   k_props=pipe.config.pipeline.property_top_k)
         root = lk.classes[0].iri
-        sparql, _ = OfflineSynthesizer(full, disabled=disabled)(
+        sparql, _ = OfflineSynthesizer(full, disabled=disabled,
+                                       entity_answer=pipe.config.pipeline.entity_answer)(
             st.question, st.mentions, lk, st.groundings, Subgraph(root=root, nodes={root}))
         method = "offline"
     yield QuerySynthesized(sparql=sparql, method=method,  # type: ignore[arg-type]

@@ -9,7 +9,9 @@ for a value not found in the data, its text) is a literal of the final query. A 
 probe found is reported either way: as ``not-in-data`` when the query keeps it (an empty
 answer is then expected), as ``not-grounded`` when it does not. A comparison ("more than
 300") is placed when the query also filters; a superlative ("the largest") when it orders
-or aggregates with MAX/MIN. The answer-type phrase ("which *company*") is placed when a
+or aggregates with MAX/MIN. An asked column ("… and their depth") is placed unless the
+offline synthesizer reports it found nothing for it (``QuerySynthesized.unplaced_columns``).
+The answer-type phrase ("which *company*") is placed when a
 term of the query, or a literal, shares a word with it. Everything not placed lowers the
 confidence with a typed :class:`~navqa.model.events.Reason`; nothing is ever dropped.
 """
@@ -37,6 +39,7 @@ from navqa.model.events import (
     QueryChecked,
     QueryCostChecked,
     QueryRepaired,
+    QuerySynthesized,
     Reason,
     ScoredTerm,
     SubgraphsReranked,
@@ -47,7 +50,7 @@ from navqa.model.events import (
     ValuesGrounded,
 )
 from navqa.model.iri import IRI, humanize, local_name
-from navqa.model.terms import LiteralTerm, QueryResult, SelectResult
+from navqa.model.terms import IRITerm, LiteralTerm, QueryResult, SelectResult
 from navqa.online.check import parse
 from navqa.online.sparql_analysis import used_terms
 
@@ -70,6 +73,7 @@ PENALTY: dict[ConfidenceReason, tuple[float, ConfidenceLevel]] = {
     ConfidenceReason.VALUE_PROBE_FAILED: (0.4, ConfidenceLevel.LOW),
     ConfidenceReason.UNPLACED_VALUE: (0.35, ConfidenceLevel.LOW),
     ConfidenceReason.UNPLACED_CONSTRAINT: (0.3, ConfidenceLevel.LOW),
+    ConfidenceReason.UNPLACED_COLUMN: (0.3, ConfidenceLevel.LOW),
     ConfidenceReason.UNPLACED_TERM: (0.2, ConfidenceLevel.MEDIUM),
     ConfidenceReason.QUERY_REPAIRED: (0.2, ConfidenceLevel.MEDIUM),
     ConfidenceReason.CLOSE_SUBGRAPHS: (0.15, ConfidenceLevel.MEDIUM),
@@ -223,6 +227,11 @@ def _unplaced(question: str, events: Sequence[Event], sparql: str | None, used: 
                 typed.label, text, used, name):
             out.append(UnplacedPart(typed.label, PartKind.CLASS, UnplacedWhy.NOT_IN_QUERY,
                                     _span(question, typed.label)))
+    synthesized = _last(events, QuerySynthesized)
+    if isinstance(synthesized, QuerySynthesized) and sparql is not None:
+        # a part of a coordinated request the query does not project
+        out += [UnplacedPart(c, PartKind.COLUMN, UnplacedWhy.NOT_IN_QUERY, _span(question, c))
+                for c in synthesized.unplaced_columns]
     return out
 
 
@@ -242,6 +251,10 @@ def _part_reason(p: UnplacedPart) -> Reason:
                       f"it{near}")
     if p.kind is PartKind.VALUE:
         return Reason(ConfidenceReason.UNPLACED_VALUE, f"the query does not use {p.text!r}")
+    if p.kind is PartKind.COLUMN:
+        return Reason(ConfidenceReason.UNPLACED_COLUMN,
+                      f"the question asks for {p.text!r} too, and the answer has no column "
+                      f"for it")
     if p.kind is PartKind.CONSTRAINT:
         return Reason(ConfidenceReason.UNPLACED_CONSTRAINT,
                       f"the query does not apply {p.text!r}")
@@ -250,9 +263,10 @@ def _part_reason(p: UnplacedPart) -> Reason:
 
 
 def _restated(events: Sequence[Event], result: QueryResult) -> str | None:
-    """The value of the question that every cell of ``result`` only gives back ("Which rig
-    drilled wellbore 2/4-2?" answered by "2/4-2"), ``None`` when some cell says anything
-    else. Only a string value counts (a count or a year may well equal a number of the
+    """The value of the question that every literal cell of ``result`` only gives back
+    ("Which rig drilled wellbore 2/4-2?" answered by "2/4-2", with or without the
+    wellbore's IRI beside it), ``None`` when some literal says anything else or there is
+    none. Only a string value counts (a count or a year may well equal a number of the
     question), compared ignoring case, as written or in its stored form."""
     if not isinstance(result, SelectResult) or result.is_empty:
         return None
@@ -264,10 +278,17 @@ def _restated(events: Sequence[Event], result: QueryResult) -> str | None:
         if isinstance(e, ValuesGrounded):
             stated |= {g.stored.lower(): g.mention for g in e.groundings
                        if g.stored is not None and g.mention.lower() in stated}
-    bound = [c for row in result.rows for c in row if c is not None]
-    if not bound or not all(isinstance(c, LiteralTerm) for c in bound):
-        return None  # an entity (an IRI) is an answer of its own
-    cells = {c.value.lower() for c in bound if isinstance(c, LiteralTerm)}
+    # an entity (an IRI) is an answer of its own; a column of entities beside a column of
+    # their labels (an entity answer, navqa.model.answers) is what the labels say
+    columns = [[row[j] for row in result.rows if row[j] is not None]
+               for j in range(len(result.variables))]
+    labels = [c for col in columns if all(isinstance(x, LiteralTerm) for x in col)
+              for c in col]
+    entities = [col for col in columns if col and not all(isinstance(x, LiteralTerm)
+                                                          for x in col)]
+    if not labels or any(not all(isinstance(x, IRITerm) for x in col) for col in entities):
+        return None
+    cells = {c.value.lower() for c in labels if isinstance(c, LiteralTerm)}
     if not cells <= stated.keys():
         return None
     return stated[min(cells)]

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from navqa.backends.protocols import CostProbe
 from navqa.errors import CostUnavailableError, EndpointUnreachableError, NavqaError
+from navqa.model.answers import EntityAnswer
 from navqa.model.cost import CostCheck, CostEstimate, CostVerdict, JoinHotspot
 from navqa.model.events import CheaperQueryTried, Event, QueryCostChecked
 from navqa.model.iri import IRI
@@ -432,8 +433,8 @@ class _WithoutProperties:
         return getattr(self._ctx, name)
 
 
-def offline_rewrite(ctx: SchemaContext, st: AskState, *, enforce_active: bool = True
-                    ) -> Rewrite:
+def offline_rewrite(ctx: SchemaContext, st: AskState, *, enforce_active: bool = True,
+                    entity_answer: EntityAnswer = EntityAnswer.ENTITY) -> Rewrite:
     """The offline synthesizer's :data:`Rewrite` for the question of ``st``: the same
     question, mentions, values and chosen subgraph, without some properties (left out of
     the subgraph and not allowed anywhere), statically checked like the first query."""
@@ -451,9 +452,9 @@ def offline_rewrite(ctx: SchemaContext, st: AskState, *, enforce_active: bool = 
                             data=[e for e in sub.data if e.prop not in without],
                             depth=sub.depth, nodes=set(sub.nodes))
         view = cast("SchemaContext", _WithoutProperties(ctx, without))
-        sparql, plan = OfflineSynthesizer(view)(st.question, st.mentions, st.linking,
-                                                st.groundings, narrowed,
-                                                ungrounded=st.ungrounded)
+        synth = OfflineSynthesizer(view, entity_answer=entity_answer)
+        sparql, plan = synth(st.question, st.mentions, st.linking, st.groundings, narrowed,
+                             ungrounded=st.ungrounded)
         res = check_query(ctx, sparql, enforce_active=enforce_active)
         if not res.ok or without & set(res.predicates) or st.check is None \
                 or not same_shape(st.check.sparql, st.check.classes, res.sparql, res.classes):

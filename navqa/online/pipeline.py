@@ -171,8 +171,9 @@ class Pipeline:
 
             reranker = make_reranker(config, ctx.embedder, self.llm)
         self.reranker = reranker
-        self.offline_synth = OfflineSynthesizer(ctx,
-                                                disabled=config.pipeline.disabled_rules)
+        self.offline_synth = OfflineSynthesizer(
+            ctx, disabled=config.pipeline.disabled_rules,
+            entity_answer=config.pipeline.entity_answer)
         self.vocabulary = CategoricalVocabulary(ctx, endpoint,
                                                 timeout=config.runtime.query_timeout_s)
         self.code_lists = CodeLists(ctx, endpoint, timeout=config.runtime.query_timeout_s)
@@ -580,9 +581,11 @@ class Pipeline:
         assert st.mentions is not None and st.linking is not None and st.chosen is not None
         t = time.perf_counter()
         rules = set(st.rules)  # those that fired before synthesis (grounding, root)
+        unplaced: tuple[str, ...] = ()  # asked columns not projected (offline: it knows)
         if self.llm is not None:
-            sparql = LLMSynthesizer(self.llm)(st.question, st.verbalized[st.chosen],
-                                               self.ctx.prefixes, st.groundings, feedback)
+            synth = LLMSynthesizer(self.llm, entity_answer=self.config.pipeline.entity_answer)
+            sparql = synth(st.question, st.verbalized[st.chosen], self.ctx.prefixes,
+                           st.groundings, feedback)
             method = "llm"
         else:
             sparql, plan = self.offline_synth(st.question, st.mentions, st.linking,
@@ -590,9 +593,11 @@ class Pipeline:
                                               ungrounded=st.ungrounded)
             st.plan = plan
             rules |= plan.rules
+            unplaced = tuple(plan.unplaced_columns)
             method = "offline"
         yield QuerySynthesized(sparql=sparql, method=method,  # type: ignore[arg-type]
-                               rules=tuple(sorted(rules)), seconds=time.perf_counter() - t)
+                               rules=tuple(sorted(rules)), seconds=time.perf_counter() - t,
+                               unplaced_columns=unplaced)
         st.sparql = sparql
 
     def check(self, st: AskState) -> Iterator[Event]:
@@ -650,8 +655,10 @@ def run_navqa(pipe: Stages, st: AskState) -> Iterator[Event]:
         return
     assert st.sparql is not None
     if pipe.cost_guard is not None:  # a costly query: offline, try a cheaper path in Ga first
-        rewrite = offline_rewrite(pipe.ctx, st, enforce_active=pipe.config.pipeline
-                                  .use_active_ontology) if pipe.llm is None else None
+        rewrite = offline_rewrite(pipe.ctx, st,
+                                  enforce_active=pipe.config.pipeline.use_active_ontology,
+                                  entity_answer=pipe.config.pipeline.entity_answer) \
+            if pipe.llm is None else None
         kept = yield from avoid_costly(pipe.cost_guard, st.sparql, st.check.predicates, rewrite)
         if kept is not None:
             st.sparql, st.plan = kept

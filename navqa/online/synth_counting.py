@@ -167,8 +167,9 @@ def rank_by_count(ctx: SchemaContext, plan: Plan, rank: CountRank, root: IRI, t:
         return None
     key = _group_key(ctx, plan, root, t)
     count = f"COUNT(DISTINCT {counted.var})"
-    plan.select = [key, f"({count} AS ?count)"] if rank.show_count else [key]
-    plan.group_by = [key]
+    keys = plan.entity(t, key)
+    plan.select = [*keys, f"({count} AS ?count)"] if rank.show_count else keys
+    plan.group_by = keys
     plan.order = [OrderKey("?count" if rank.show_count else count, rank.direction)]
     plan.limit = rank.limit
     plan.distinct = False
@@ -185,8 +186,9 @@ def bound_by_count(ctx: SchemaContext, plan: Plan, bound: CountBound, root: IRI,
         return None
     key = _group_key(ctx, plan, root, t)
     count = f"COUNT(DISTINCT {counted.var})"
-    plan.select = [key, f"({count} AS ?count)"] if bound.show_count else [key]
-    plan.group_by = [key]
+    keys = plan.entity(t, key)
+    plan.select = [*keys, f"({count} AS ?count)"] if bound.show_count else keys
+    plan.group_by = keys
     plan.having = [f"{count} {bound.comparator} {bound.value}"]
     plan.distinct = False
     plan.explain.append(f"having {count} {bound.comparator} {bound.value}")

@@ -13,19 +13,25 @@ from collections.abc import Sequence
 from pydantic import BaseModel, field_validator
 
 from navqa.backends.protocols import LLM
+from navqa.model.answers import EntityAnswer, projection_instruction
 from navqa.model.llm import Message
 from navqa.online.values import GroundedValue
 
-SYSTEM = """You write one SPARQL 1.1 query that answers a question over a virtual knowledge
+_SYSTEM = """You write one SPARQL 1.1 query that answers a question over a virtual knowledge
 graph. Rules:
 - Use ONLY the classes and properties listed in the schema excerpt; any other term has no
   data behind it and the query would silently return nothing.
 - Declare every prefix you use, from the given prefix list.
-- Project only what the question asks for: entity names (not IRIs) for "which/what"
-  questions, one COUNT for "how many", ASK for yes/no questions.
+- Project only what the question asks for: {entities}, one COUNT for "how many", ASK
+  for yes/no questions.
 - Use the stored forms of values exactly as given.
 - Read-only: SELECT or ASK only.
-Return JSON: {"sparql": "<the query>"}"""
+Return JSON: {{"sparql": "<the query>"}}"""
+
+
+def system_prompt(convention: EntityAnswer = EntityAnswer.ENTITY) -> str:
+    """The system message of the synthesis call, for an answer convention."""
+    return _SYSTEM.format(entities=projection_instruction(convention))
 
 
 class _Query(BaseModel):
@@ -57,12 +63,13 @@ class LLMSynthesizer:
 
     method = "llm"
 
-    def __init__(self, llm: LLM) -> None:
+    def __init__(self, llm: LLM, *, entity_answer: EntityAnswer = EntityAnswer.ENTITY) -> None:
         self.llm = llm
+        self.entity_answer = entity_answer
 
     def __call__(self, question: str, schema_text: str, prefixes: dict[str, str],
                  groundings: Sequence[GroundedValue], feedback: str | None = None) -> str:
-        resp = self.llm.call([Message.system(SYSTEM),
+        resp = self.llm.call([Message.system(system_prompt(self.entity_answer)),
                               Message.user(prompt(question, schema_text, prefixes, groundings,
                                                   feedback))], schema=_Query)
         parsed: _Query = resp.parsed

@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from navqa.model.answers import EntityAnswer
 from navqa.model.events import Mentions, ValueMention
 from navqa.model.iri import IRI, OWL_THING, RDF_TYPE, XSD, local_name
 from navqa.model.rules import GrammarRule
@@ -135,9 +136,12 @@ class OfflineSynthesizer:
     method = "offline"
 
     def __init__(self, ctx: SchemaContext, *,
-                 disabled: frozenset[GrammarRule] = frozenset()) -> None:
+                 disabled: frozenset[GrammarRule] = frozenset(),
+                 entity_answer: EntityAnswer = EntityAnswer.ENTITY) -> None:
         self.ctx = ctx
         self.disabled = disabled
+        self.entity_answer = entity_answer
+        """How entity answers are projected (configuration, like ``disabled``)."""
         """Rules switched off (an ablation, ``pipeline.disabled_rules``); configuration,
         not per-call state: the rules a query used are on its :class:`Plan`."""
 
@@ -236,7 +240,8 @@ class OfflineSynthesizer:
                  ungrounded: Sequence[UnmatchedValue] = ()) -> tuple[str, Plan]:
         ctx = self.ctx
         # per question, so on the plan: one synthesizer serves concurrent questions
-        plan = Plan(month_asked=bool(_MONTH.search(question)))
+        plan = Plan(month_asked=bool(_MONTH.search(question)),
+                    entity_answers=self.entity_answer is EntityAnswer.ENTITY)
         shape = parse_shape(question, mentions.cues)
         root = sub.root
         t = plan.new_var(local_name(root))
@@ -360,8 +365,9 @@ class OfflineSynthesizer:
             group = self._group(plan, shape.per_group, root, t, sub, linking) \
                 if shape.per_group else None
             if group is not None:
-                plan.select = [group, count]
-                plan.group_by = [group]
+                keys = plan.labelled(group)  # an entity per group: it and its label
+                plan.select = [*keys, count]
+                plan.group_by = keys
                 if shape.ordering is not None and not shape.ordering.by_name:
                     # "from most to fewest", "the five most frequent": by the count
                     plan.order = [OrderKey("?count", shape.ordering.direction)]
@@ -381,10 +387,10 @@ class OfflineSynthesizer:
             return plan
         name_prop = ctx.name_property(root)
         head = plan.data_var(ctx, t, name_prop) if name_prop is not None else t
-        # NaVQA's rule, and the convention of our question sets (datasets/demo/README.md):
-        # project the answer — the name, not the values it was filtered or ranked by —
-        # and the further columns the question asks for ("… and their depth").
-        plan.select = [head]
+        # project the answer — the entity and its name (navqa.model.answers; the name alone
+        # in NaVQA's convention), not the values it was filtered or ranked by — and the
+        # further columns the question asks for ("… and their depth").
+        plan.select = plan.entity(t, head)
         self._more_columns(plan, shape.projections, t, root, sub, linking,
                            optional=shape.optional_columns)
         return plan
@@ -407,6 +413,7 @@ class OfflineSynthesizer:
                 continue
             vec = self._phrase_vec(phrase)
             if vec is None:
+                plan.unplaced_columns.append(phrase)
                 continue
             def score(p: IRI, vec: np.ndarray = vec, phrase: str = phrase) -> float:
                 return column_score(ctx, phrase, p, self._sim(p, vec), name_props)
@@ -451,6 +458,7 @@ class OfflineSynthesizer:
                     plan.explain.append(f"column {phrase!r} → {joined}")
                 elif joined is None:
                     plan.explain.append(f"no property for the asked column {phrase!r}")
+                    plan.unplaced_columns.append(phrase)
                 continue
             entity = self._class_column(plan, phrase, vec, t, found[1]) \
                 if self._on(plan, GrammarRule.CLASS_COLUMN, applied=False) else None

@@ -73,6 +73,28 @@ class Plan:
     month_asked: bool = False
     rules: set[GrammarRule] = field(default_factory=set)
     """The switchable grammar rules that shaped this query (for ablations)."""
+    unplaced_columns: list[str] = field(default_factory=list)
+    """Asked column phrases no property, relation or entity was found for."""
+    entity_answers: bool = True
+    """Project an entity answer as the entity and its label (:meth:`entity`); off: the
+    label alone (NaVQA's convention, :class:`~navqa.model.answers.EntityAnswer`)."""
+
+    def entity(self, node: str, label: str) -> list[str]:
+        """The columns of an entity answer: the node and its label (the node's name
+        variable; the node itself when it has no name), or the label alone when
+        :attr:`entity_answers` is off."""
+        if label == node or not self.entity_answers:
+            return [label]
+        return [node, label]
+
+    def labelled(self, label: str) -> list[str]:
+        """:meth:`entity` for a label variable: the node it is a value of, then it."""
+        node = next((n for (n, _), v in self.data_vars.items() if v == label), label)
+        return self.entity(node, label)
+
+    def nodes(self) -> set[str]:
+        """The variables that stand for entities (nodes of the query graph)."""
+        return set(self.var_class)
 
     def new_var(self, base: str) -> str:
         """A variable named after ``base`` that the query does not use yet (neither as a
@@ -115,9 +137,13 @@ def restates_value(plan: Plan) -> bool:
     if plan.ask or plan.group_by or not plan.select or any(
             not v.startswith("?") or " " in v for v in plan.select):
         return False
+    # the entity beside its label (an entity answer) restates what its label does
+    values = [v for v in plan.select if v not in plan.nodes()]
+    if not values:
+        return False
     fixed = {(s, p) for s, p, o in plan.triples if o.startswith('"')}
     return all(any(o == v and (s, p) in fixed for s, p, o in plan.triples)
-               for v in plan.select)
+               for v in values)
 
 
 def _block(triples: list[Triple]) -> str:

@@ -171,7 +171,7 @@ def ask(svc: VkgService, question: str, *, strategy: str = "navqa",
 
     The result is ``navqa ask --json``'s object (with the answer's ``confidence``,
     ``unplaced`` parts and ``alternatives``, from :mod:`navqa.online.confidence`) plus
-    ``vkg``, ``answer`` (the first column's values), ``lint`` (findings on the SPARQL)
+    ``vkg``, ``answer`` (the shown column's values), ``lint`` (findings on the SPARQL)
     and, for an empty result, ``triage``.
 
     Raises:
@@ -204,15 +204,19 @@ def ask(svc: VkgService, question: str, *, strategy: str = "navqa",
 
 
 def answer_values(answer: Answer) -> list[str]:
-    """The answer as plain strings: the first column of a SELECT, ``true``/``false``."""
+    """The answer as plain strings: the column a person reads it by (an entity answer's
+    labels, :func:`~navqa.model.answers.shown_column`; else the first column of a SELECT),
+    ``true``/``false``."""
+    from navqa.model.answers import shown_column
     from navqa.model.terms import AskResult, SelectResult
 
     r = answer.result
     if isinstance(r, AskResult):
         return ["true" if r.value else "false"]
     if isinstance(r, SelectResult) and r.variables:
+        j = shown_column(r)
         return [t.value if hasattr(t, "value") else str(t) for row in r.rows
-                for t in row[:1] if t is not None]
+                for t in row[j:j + 1] if t is not None]
     return []
 
 

@@ -27,9 +27,10 @@ OBDA = REPO / "mappings" / "demo.obda"
 R2RML = REPO / "mappings" / "demo.r2rml.ttl"
 DATASET = REPO / "datasets" / "demo"
 QUESTIONS = DATASET / "questions.jsonl"
-#: The frozen held-out split (written from the ontology, mappings and data, never used to
-#: write rules); its SQL cross-checks run in tests/runtime/test_demo_endpoint.py.
-TEST_QUESTIONS = DATASET / "questions-test.jsonl"
+#: The validation split (written from the ontology, mappings and data, never used to write
+#: rules; rules are kept or dropped by it); its SQL cross-checks run in
+#: tests/runtime/test_demo_endpoint.py. The demo VKG has no test split.
+VALIDATION_QUESTIONS = DATASET / "questions-validation.jsonl"
 
 RAIL = Namespace("http://example.org/navqa/rail#")
 DATA = "http://example.org/navqa/rail/data/"
@@ -83,7 +84,7 @@ def questions() -> list[dict[str, Any]]:
 
 @cache
 def held_out_questions() -> list[dict[str, Any]]:
-    lines = TEST_QUESTIONS.read_text(encoding="utf-8").splitlines()
+    lines = VALIDATION_QUESTIONS.read_text(encoding="utf-8").splitlines()
     return [json.loads(line) for line in lines if line.strip()]
 
 

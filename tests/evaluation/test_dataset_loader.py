@@ -157,11 +157,15 @@ def test_splits(tmp_path: Path) -> None:
     assert dev.split == Split.DEV
     assert list(dev.sources) == [repo_root() / "datasets/demo/questions.jsonl"]
     assert load_questions(*dev.sources).split == Split.CUSTOM
-    test_file = repo_root() / "datasets/demo/questions-test.jsonl"
-    if test_file.is_file():
-        assert default_question_files("demo", "test") == [test_file]
-    else:
-        with pytest.raises(EvaluationError, match="no test split"):
-            load_split("demo", "test")
+    validation = load_split("demo", "validation")
+    assert validation.split == Split.VALIDATION
+    assert list(validation.sources) == [repo_root() / "datasets/demo/questions-validation.jsonl"]
+    assert not set(validation.ids()) & set(dev.ids())
+    test = load_split("npd", "test", check_sparql=False)
+    assert test.split == Split.TEST
+    assert list(test.sources) == [repo_root() / "datasets/npd/questions-test.jsonl"]
+    # the demo VKG has a validation split and no test split: asking for it says so
+    with pytest.raises(EvaluationError, match="no test split"):
+        load_split("demo", "test")
     with pytest.raises(EvaluationError, match="unknown split"):
         default_question_files("demo", "custom")

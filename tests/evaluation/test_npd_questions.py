@@ -1,9 +1,10 @@
 """The NPD question sets on real Ontop and PostgreSQL: the **dev** split
-(``datasets/npd/questions.jsonl``, the set the system's rules were written on) and the frozen
-**test** split (``datasets/npd/questions-test.jsonl``, written from the ontology, the mappings
-and the data without reading the system).
+(``datasets/npd/questions.jsonl``, the set the system's rules are written on), the
+**validation** split (``questions-validation.jsonl``: rules are kept or dropped by it) and the
+frozen **test** split (``questions-test.jsonl``, written by a helper that saw only the
+ontology, the mappings and the data; report only).
 
-Every gold query of both splits is run on the NPD VKG served by Ontop over the loaded database:
+Every gold query of the three splits is run on the NPD VKG served by Ontop over the loaded database:
 
 * each SPARQL query parses and is non-empty (ASK: answers ``true`` unless the line
   records ``"answer": false``);
@@ -13,8 +14,8 @@ Every gold query of both splits is run on the NPD VKG served by Ontop over the l
   (class) returns nothing, while the gold query returns rows;
 * ``hops`` and ``features`` agree with the gold query (recomputed from the query text
   and the ontology's object properties, see ``datasets/npd/QUESTIONS.md``);
-* each file meets its required spread (hops, features, traps, SQL; for the test split the
-  question kinds of the held-out issue), and ids are unique;
+* each file meets its required spread (hops, features, traps, SQL; for the held-out splits
+  the question kinds of the held-out issues), and ids are unique;
 * the splits are disjoint: no id and no question text (case and punctuation aside) is shared.
 """
 
@@ -39,11 +40,14 @@ from navqa.runtime.datasets import LocalDataset
 pytestmark = [pytest.mark.npd, pytest.mark.ontop, pytest.mark.postgres]
 
 REPO = Path(__file__).resolve().parents[2]
-#: The split a file holds is its name: dev = questions.jsonl, test = questions-test.jsonl.
+#: The split a file holds is its name: dev = questions.jsonl, validation =
+#: questions-validation.jsonl (the test split until 2026-12-07, hence its npd-tNNN ids),
+#: test = questions-test.jsonl.
 SPLITS = {"dev": REPO / "datasets" / "npd" / "questions.jsonl",
+          "validation": REPO / "datasets" / "npd" / "questions-validation.jsonl",
           "test": REPO / "datasets" / "npd" / "questions-test.jsonl"}
-ID_PATTERN = {"dev": r"npd-\d{3}", "test": r"npd-t\d{3}"}
-MIN_LINES = {"dev": 85, "test": 60}
+ID_PATTERN = {"dev": r"npd-\d{3}", "validation": r"npd-t\d{3}", "test": r"npd-h\d{3}"}
+MIN_LINES = {"dev": 85, "validation": 60, "test": 100}
 
 NPDV = "http://sws.ifi.uio.no/vocab/npd-v2#"
 NPD_DATA = "http://sws.ifi.uio.no/data/npd-v2/"
@@ -69,8 +73,8 @@ def split_questions(split: str) -> tuple[dict[str, Any], ...]:
 
 @cache
 def questions() -> tuple[dict[str, Any], ...]:
-    """Both splits: every per-question check runs on dev and test alike."""
-    return split_questions("dev") + split_questions("test")
+    """All splits: every per-question check runs on dev, validation and test alike."""
+    return split_questions("dev") + split_questions("validation") + split_questions("test")
 
 
 def ids(items: tuple[dict[str, Any], ...]) -> list[str]:
@@ -255,9 +259,9 @@ def _gold_compare() -> Any:
 question_kinds = _gold_compare().question_kinds
 
 
-def test_test_split_spread() -> None:
-    """The held-out split covers the kinds the issue lists, with ASKs about half false."""
-    items = split_questions("test")
+def test_validation_split_spread() -> None:
+    """The validation split covers the kinds issue 14 listed, with ASKs about half false."""
+    items = split_questions("validation")
     s = spread(items)
     kinds = Counter(k for q in items for k in question_kinds(q))
     for kind in ("projections", "unbounded-order", "per-entity-count", "having", "negation",
@@ -270,16 +274,18 @@ def test_test_split_spread() -> None:
     assert s["sql"] == s["total"], "every test question has its SQL cross-check"
 
 
-def test_splits_share_no_ids_or_questions() -> None:
-    """Ids are unique across dev and test, and no test question repeats a dev question."""
+@pytest.mark.parametrize(("first", "second"),
+                         [("dev", "validation"), ("dev", "test"), ("validation", "test")])
+def test_splits_share_no_ids_or_questions(first: str, second: str) -> None:
+    """Ids are unique across the splits, and no question repeats one of another split."""
     def key(text: str) -> str:
         return " ".join("".join(c if c.isalnum() else " " for c in text.casefold()).split())
 
-    dev, test = split_questions("dev"), split_questions("test")
-    assert not set(ids(dev)) & set(ids(test))
-    dev_texts = {key(q["question"]) for q in dev}
-    assert not [q["id"] for q in test if key(q["question"]) in dev_texts]
-    assert len({key(q["question"]) for q in test}) == len(test), "a test question is repeated"
+    a, b = split_questions(first), split_questions(second)
+    assert not set(ids(a)) & set(ids(b))
+    a_texts = {key(q["question"]) for q in a}
+    assert not [q["id"] for q in b if key(q["question"]) in a_texts]
+    assert len({key(q["question"]) for q in b}) == len(b), "a question is repeated"
 
 
 @pytest.mark.parametrize("q", questions(), ids=ids(questions()))

@@ -260,3 +260,19 @@ def test_demo_run_records_projection_and_coverage(
     assert "## Projection" in text and "### Linking recall@k" in text
     assert f"median {g['context_tokens']['median']} tokens" in text
     assert (run / RECALL_FIGURE).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_asked_column_recall_counts_the_gold_columns_a_prediction_matches() -> None:
+    """Two asked columns (name and count): the name alone matches one of two; an extra
+    column matches none more; no answer matches none; an ASK counts no column."""
+    two = sel(("name", "c"), (lit("Ann"), num(3)), (lit("Bob"), num(5)))
+    names = sel(("n",), (lit("Ann"),), (lit("Bob"),))
+    both = sel(("n", "k"), (lit("Ann"), num(3)), (lit("Bob"), num(5)))
+    recs = [{"projection": projection_of(two, pred, acc=False).to_json()}
+            for pred in (names, both, None)]
+    recs.append({"projection": projection_of(AskResult(True), AskResult(True),
+                                             acc=True).to_json()})
+    s = summarize_projection(recs)
+    assert (s["gold_columns"], s["matched_columns"]) == (6, 3)
+    assert s["asked_column_recall"] == pytest.approx(3 / 6)
+    assert summarize_projection([])["asked_column_recall"] is None

@@ -290,10 +290,9 @@ def test_cli_records_and_prints_the_split(demo: Any, tmp_path: Path) -> None:
     res = CliRunner().invoke(app, ["eval", "--vkg", "demo", "--split", "train",
                                    "--out", str(tmp_path / "y")])
     assert res.exit_code == 2
-    test_file = default_question_files("demo")[0].parent / "questions-test.jsonl"
-    if not test_file.is_file():
-        res = CliRunner().invoke(app, ["eval", "--vkg", "demo", "--split", "test",
-                                       "--strategy", "gold", "--endpoint", demo.running.url,
-                                       "--out", str(tmp_path / "z")])
-        assert isinstance(res.exception, InputError), res.output   # the CLI exits 2 with it
-        assert exit_code(res.exception) == 2 and "no test split" in res.exception.message
+    # the demo VKG has a validation split and no test split
+    res = CliRunner().invoke(app, ["eval", "--vkg", "demo", "--split", "test",
+                                   "--strategy", "gold", "--endpoint", demo.running.url,
+                                   "--out", str(tmp_path / "z")])
+    assert isinstance(res.exception, InputError), res.output   # the CLI exits 2 with it
+    assert exit_code(res.exception) == 2 and "no test split" in res.exception.message

@@ -13,11 +13,22 @@ from rdflib.plugins.sparql.algebra import translateQuery
 from rdflib.plugins.sparql.parser import parseQuery
 from rdflib.term import URIRef
 
+from navqa.model.answers import EntityAnswer
+from navqa.model.rules import GrammarRule
 from navqa.model.terms import IRITerm, LiteralTerm, SelectResult, Term
 from navqa.offline.artifacts import build_index
 from navqa.online.context import SchemaContext
+from navqa.online.synth_offline import OfflineSynthesizer
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
+
+
+def label_synth(ctx: SchemaContext, disabled: frozenset[GrammarRule] = frozenset()
+                ) -> OfflineSynthesizer:
+    """The offline synthesizer in NaVQA's label convention (an entity answer is its name
+    alone), that of the dev split the grammar rules were written on; the default entity
+    convention has its own tests (test_entity_answers.py)."""
+    return OfflineSynthesizer(ctx, disabled=disabled, entity_answer=EntityAnswer.LABEL)
 
 
 def algebra(text: str) -> Any:

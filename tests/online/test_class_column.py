@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 import rdflib
-from synth_vkgs import XSD, index_vkg
+from synth_vkgs import XSD, index_vkg, label_synth
 
 from navqa.backends.protocols import Embedder
 from navqa.config import NavqaConfig
@@ -23,7 +23,6 @@ from navqa.online.context import SchemaContext
 from navqa.online.expansion import Subgraph
 from navqa.online.linking import link
 from navqa.online.mentions import extract_mentions
-from navqa.online.synth_offline import OfflineSynthesizer
 from navqa.online.synth_plan import Plan
 
 EX = "http://example.org/finds#"
@@ -96,7 +95,7 @@ def graph() -> rdflib.Graph:
 def _ask(ctx: SchemaContext, question: str, *, disabled: frozenset[GrammarRule] = frozenset()
          ) -> tuple[str, Plan]:
     mentions = extract_mentions(question)
-    return OfflineSynthesizer(ctx, disabled=disabled)(
+    return label_synth(ctx, disabled)(
         question, mentions, link(ctx, question, mentions), [], Subgraph(EX + "Discovery"))
 
 

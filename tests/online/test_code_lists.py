@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 import rdflib
-from synth_vkgs import XSD, GraphEndpoint, index_vkg, nodes
+from synth_vkgs import XSD, GraphEndpoint, index_vkg, label_synth, nodes
 
 from navqa.backends.protocols import Embedder
 from navqa.config import NavqaConfig
@@ -21,7 +21,6 @@ from navqa.online.context import SchemaContext
 from navqa.online.expansion import Subgraph
 from navqa.online.linking import link
 from navqa.online.mentions import extract_mentions
-from navqa.online.synth_offline import OfflineSynthesizer
 
 EX = "http://example.org/topo#"
 ONTOLOGY = f"""@prefix : <{EX}> .
@@ -173,7 +172,7 @@ def test_the_query_joins_the_code_by_its_label_and_language(
     question = "How many lighthouses are recorded?"
     (m,) = CodeLists(topo, endpoint).match(question, [])[0]
     mentions = extract_mentions(question)
-    sparql, _ = OfflineSynthesizer(topo)(question, mentions, link(topo, question, mentions),
+    sparql, _ = label_synth(topo)(question, mentions, link(topo, question, mentions),
                                          [m.grounding], Subgraph(EX + "Building"))
     triples = {t for n in nodes(sparql) if n.name == "BGP" for t in n["triples"]}
     (sf,) = [o for s, p, o in triples if p == rdflib.URIRef(EX + "structureFunction")]

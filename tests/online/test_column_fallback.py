@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 import rdflib
-from synth_vkgs import XSD, index_vkg, nodes
+from synth_vkgs import XSD, index_vkg, label_synth, nodes
 
 from navqa.backends.protocols import Embedder
 from navqa.config import NavqaConfig
@@ -22,7 +22,6 @@ from navqa.online.context import SchemaContext
 from navqa.online.expansion import Subgraph
 from navqa.online.linking import link
 from navqa.online.mentions import extract_mentions
-from navqa.online.synth_offline import OfflineSynthesizer
 from navqa.online.synth_plan import Plan
 from navqa.online.values import GroundedValue
 
@@ -93,7 +92,7 @@ def _ask(ctx: SchemaContext, question: str, *, disabled: frozenset[GrammarRule] 
     grounding = GroundedValue(mention=value, prop=EX + "name", stored="ALPHA",
                               subject=EX + "facility/1", classes=(EX + "Facility",),
                               exact=True)
-    return OfflineSynthesizer(ctx, disabled=disabled)(
+    return label_synth(ctx, disabled)(
         question, mentions, link(ctx, question, mentions), [grounding],
         Subgraph(EX + "Pipeline"))
 

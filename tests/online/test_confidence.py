@@ -101,6 +101,12 @@ def test_an_answer_that_only_restates_a_value_of_the_question_is_low() -> None:
         b = assess(Q, _events(ASTER, grounded=(upper,)), sparql=sparql, result=mixed,
                    error=None)
         assert b.confidence.level is ConfidenceLevel.HIGH, cells
+    # an entity answer (navqa.model.answers): the line's IRI beside its restated name is
+    # still a restatement
+    entity = SelectResult(("line", "name"), ((IRITerm(R + "line/7"),
+                                              LiteralTerm("ASTER COAST LINE")),))
+    d = assess(Q, _events(ASTER, grounded=(upper,)), sparql=sparql, result=entity, error=None)
+    assert d.confidence.level is ConfidenceLevel.LOW
     three = SelectResult(("n",), ((LiteralTerm("3", XSD + "integer"),),))
     c = assess("Which lines have 3 stops?", _events(ValueMention("3", "number")),
                sparql="SELECT ?n WHERE { ?l <urn:stops> 3 . BIND(3 AS ?n) }", result=three,

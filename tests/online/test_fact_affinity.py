@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 from rdflib.term import Literal, URIRef
-from synth_vkgs import XSD, index_vkg, nodes
+from synth_vkgs import XSD, index_vkg, label_synth, nodes
 
 from navqa.backends.protocols import Embedder
 from navqa.config import NavqaConfig
@@ -21,7 +21,6 @@ from navqa.online.context import SchemaContext
 from navqa.online.expansion import Subgraph
 from navqa.online.linking import link
 from navqa.online.mentions import extract_mentions
-from navqa.online.synth_offline import OfflineSynthesizer
 from navqa.online.synth_plan import Plan
 
 EX = "http://example.org/facts#"
@@ -88,7 +87,7 @@ def ctx(navqa_config: NavqaConfig, embedder: Embedder,
 def _synth(ctx: SchemaContext, question: str,
            disabled: frozenset[GrammarRule] = frozenset()) -> tuple[str, Plan]:
     mentions = extract_mentions(question)
-    return OfflineSynthesizer(ctx, disabled=disabled)(
+    return label_synth(ctx, disabled)(
         question, mentions, link(ctx, question, mentions), [], Subgraph(EX + "Field"))
 
 

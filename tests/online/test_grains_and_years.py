@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import pytest
 from rdflib.term import Literal, URIRef
-from synth_vkgs import XSD, books_vkg, index_vkg, nodes
+from synth_vkgs import XSD, books_vkg, index_vkg, label_synth, nodes
 
 from navqa.model.rules import GrammarRule
 from navqa.online.context import SchemaContext
 from navqa.online.expansion import Subgraph
 from navqa.online.linking import link
 from navqa.online.mentions import extract_mentions
-from navqa.online.synth_offline import OfflineSynthesizer
 from navqa.online.synth_plan import Plan
 
 EX = "http://example.org/grains#"
@@ -95,7 +94,7 @@ def ctx(navqa_config, embedder, tmp_path_factory) -> SchemaContext:
 def _synth(ctx: SchemaContext, question: str, root: str,
            disabled: frozenset[GrammarRule] = frozenset()) -> tuple[str, Plan]:
     mentions = extract_mentions(question)
-    return OfflineSynthesizer(ctx, disabled=disabled)(
+    return label_synth(ctx, disabled)(
         question, mentions, link(ctx, question, mentions), [], Subgraph(EX + root))
 
 
@@ -131,7 +130,7 @@ def books(navqa_config, embedder, tmp_path_factory) -> SchemaContext:
 ])
 def test_a_numeral_before_a_superlative_is_its_bound(books, question: str, limit: int) -> None:
     mentions = extract_mentions(question)
-    sparql, _ = OfflineSynthesizer(books)(question, mentions, link(books, question, mentions),
+    sparql, _ = label_synth(books)(question, mentions, link(books, question, mentions),
                                           [], Subgraph(BOOKS + "Book"))
     [sl] = [n for n in nodes(sparql) if n.name == "Slice"]
     assert sl["length"] == limit, sparql

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from synth_vkgs import algebra, books_vkg, index_vkg, nodes
+from synth_vkgs import algebra, books_vkg, index_vkg, label_synth, nodes
 from typer.testing import CliRunner
 
 from navqa.cli.main import app
@@ -23,7 +23,6 @@ from navqa.online.context import SchemaContext
 from navqa.online.expansion import Subgraph
 from navqa.online.linking import link
 from navqa.online.mentions import extract_mentions
-from navqa.online.synth_offline import OfflineSynthesizer
 from navqa.online.synth_plan import Plan
 from navqa.online.values import GroundedValue
 
@@ -45,7 +44,7 @@ def _synth(ctx: SchemaContext, question: str, root: str,
     grounded = [GroundedValue(ValueMention(text, "string"), EX + "name", text,
                               f"{EX}{cls.lower()}/{i}", (EX + cls,), True)
                 for i, (text, cls) in enumerate(names)]
-    return OfflineSynthesizer(ctx, disabled=disabled)(
+    return label_synth(ctx, disabled)(
         question, mentions, link(ctx, question, mentions), grounded, Subgraph(EX + root))
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import pytest
 import rdflib
-from synth_vkgs import XSD, GraphEndpoint, index_vkg
+from synth_vkgs import XSD, GraphEndpoint, index_vkg, label_synth
 
 from navqa.backends.protocols import Embedder
 from navqa.config import NavqaConfig
@@ -32,7 +32,6 @@ from navqa.online.context import SchemaContext
 from navqa.online.expansion import Subgraph
 from navqa.online.linking import link
 from navqa.online.mentions import extract_mentions
-from navqa.online.synth_offline import OfflineSynthesizer
 from navqa.online.values import ground_mentions
 
 EX = "http://example.org/fleet#"
@@ -192,7 +191,7 @@ def test_the_vessels_of_a_country_and_their_responsible_company(fleet: SchemaCon
     mentions = extract_mentions(QUESTION)
     found = ground_mentions(fleet, GraphEndpoint(graph), list(mentions.values)).found
     assert [g.stored for g in found] == [PLACES + "Great_Britain"]
-    sparql, _ = OfflineSynthesizer(fleet)(QUESTION, mentions, link(fleet, QUESTION, mentions),
+    sparql, _ = label_synth(fleet)(QUESTION, mentions, link(fleet, QUESTION, mentions),
                                           found, Subgraph(EX + "VesselFacility"))
     assert _rows(graph, sparql) == {("OCEAN STAR", "North Drilling"), ("WAVE RUNNER", "")}
 
@@ -203,7 +202,7 @@ def test_constant_iris_asked_as_alternatives_are_a_union(fleet: SchemaContext,
     mentions = extract_mentions(question)
     found = ground_mentions(fleet, GraphEndpoint(graph), list(mentions.values)).found
     assert sorted(g.stored for g in found) == [PLACES + "Great_Britain", PLACES + "The_Bahamas"]
-    sparql, _ = OfflineSynthesizer(fleet)(question, mentions, link(fleet, question, mentions),
+    sparql, _ = label_synth(fleet)(question, mentions, link(fleet, question, mentions),
                                           found, Subgraph(EX + "VesselFacility"))
     assert "UNION" in sparql
     assert _rows(graph, sparql) == {("OCEAN STAR",), ("WAVE RUNNER",), ("SEA LION",)}

@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 from synth_vkgs import algebra as _algebra
+from synth_vkgs import label_synth
 from synth_vkgs import nodes as _nodes
 
 from navqa.model.events import ValueMention
@@ -34,7 +35,6 @@ from navqa.online.expansion import Subgraph
 from navqa.online.linking import link
 from navqa.online.mentions import extract_mentions
 from navqa.online.synth_columns import attribute_phrase, word_overlap
-from navqa.online.synth_offline import OfflineSynthesizer
 from navqa.online.values import GroundedValue
 
 RAIL = "http://example.org/navqa/rail#"
@@ -195,7 +195,7 @@ def _synth(ctx: Any, question: str, root: str,
     groundings = [GroundedValue(ValueMention(text, "string"), RAIL + prop, text,
                                 f"{RAIL}{cls.lower()}/1", (RAIL + cls,), True)
                   for text, prop, cls in grounded]
-    sparql, _ = OfflineSynthesizer(ctx)(question, mentions, link(ctx, question, mentions),
+    sparql, _ = label_synth(ctx)(question, mentions, link(ctx, question, mentions),
                                         groundings, Subgraph(RAIL + root))
     return sparql
 

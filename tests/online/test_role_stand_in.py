@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 import rdflib
-from synth_vkgs import XSD, GraphEndpoint, index_vkg, nodes
+from synth_vkgs import XSD, GraphEndpoint, index_vkg, label_synth, nodes
 
 from navqa.backends.protocols import Embedder
 from navqa.config import NavqaConfig
@@ -23,7 +23,6 @@ from navqa.online.context import SchemaContext
 from navqa.online.expansion import Subgraph
 from navqa.online.linking import link
 from navqa.online.mentions import extract_mentions
-from navqa.online.synth_offline import OfflineSynthesizer
 from navqa.online.values import GroundedValue
 
 EX = "http://example.org/drill#"
@@ -149,7 +148,7 @@ def test_the_query_on_the_stand_in_joins_the_role(drill: SchemaContext,
     (value,) = [v for v in mentions.values if v.text == "W-1"]
     grounding = GroundedValue(mention=value, prop=EX + "name", stored="W-1",
                               subject=EX + "wellbore/1", classes=(EX + "Wellbore",), exact=True)
-    synth = OfflineSynthesizer(drill)
+    synth = label_synth(drill)
     sparql, _ = synth(question, mentions, link(drill, question, mentions), [grounding],
                       Subgraph(EX + "Facility"))
     triples = {t for n in nodes(sparql) if n.name == "BGP" for t in n["triples"]}

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from rdflib.term import URIRef, Variable
 from synth_vkgs import algebra as _algebra
-from synth_vkgs import books_vkg, index_vkg
+from synth_vkgs import books_vkg, index_vkg, label_synth
 from synth_vkgs import nodes as _nodes
 
 from navqa.online.context import SchemaContext
@@ -27,7 +27,6 @@ from navqa.online.expansion import Subgraph
 from navqa.online.linking import link
 from navqa.online.mentions import extract_mentions
 from navqa.online.question_shape import Direction, parse_shape
-from navqa.online.synth_offline import OfflineSynthesizer
 from navqa.online.synth_plan import Plan
 
 EX = "http://example.org/counting#"
@@ -70,7 +69,7 @@ def ctx(navqa_config, embedder, tmp_path_factory) -> SchemaContext:
 
 def _synth(ctx: SchemaContext, question: str, root: str) -> tuple[str, Plan]:
     mentions = extract_mentions(question)
-    return OfflineSynthesizer(ctx)(question, mentions, link(ctx, question, mentions), [],
+    return label_synth(ctx)(question, mentions, link(ctx, question, mentions), [],
                                    Subgraph(EX + root))
 
 

@@ -20,7 +20,7 @@ import pytest
 from rdflib.plugins.sparql import prepareQuery
 from rdflib.term import Literal, URIRef, Variable
 from synth_vkgs import algebra as _algebra
-from synth_vkgs import books_vkg, index_vkg
+from synth_vkgs import books_vkg, index_vkg, label_synth
 from synth_vkgs import nodes as _nodes
 
 from navqa.model.events import ValueMention
@@ -30,7 +30,6 @@ from navqa.online.lexicon import LEXICON, Phenomenon, words
 from navqa.online.linking import link
 from navqa.online.mentions import extract_mentions
 from navqa.online.question_shape import Direction, parse_shape
-from navqa.online.synth_offline import OfflineSynthesizer
 from navqa.online.synth_plan import OrderKey, Plan, render, year_range
 from navqa.online.values import GroundedValue, UnmatchedValue
 
@@ -281,7 +280,7 @@ def _synth(ctx: SchemaContext, question: str, root: str = "Book",
     grounded = [GroundedValue(ValueMention(text, "string"), EX + prop, text,
                               f"{EX}{cls.lower()}/1", (EX + cls,), True)
                 for text, prop, cls in groundings]
-    return OfflineSynthesizer(ctx)(question, mentions, link(ctx, question, mentions),
+    return label_synth(ctx)(question, mentions, link(ctx, question, mentions),
                                    grounded, Subgraph(EX + root), ungrounded=ungrounded)
 
 

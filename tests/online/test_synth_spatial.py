@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from rdflib.term import Literal, URIRef, Variable
 from synth_vkgs import algebra as _query
-from synth_vkgs import index_vkg
+from synth_vkgs import index_vkg, label_synth
 from synth_vkgs import nodes as _nodes
 
 from navqa.model.events import ValueMention
@@ -22,7 +22,6 @@ from navqa.online.context import SchemaContext
 from navqa.online.expansion import Subgraph
 from navqa.online.linking import link
 from navqa.online.mentions import extract_mentions
-from navqa.online.synth_offline import OfflineSynthesizer
 from navqa.online.synth_spatial import (
     GEO,
     GEOF_DISTANCE,
@@ -129,7 +128,7 @@ def _synth(ctx: SchemaContext, question: str, root: str,
     grounded = [GroundedValue(ValueMention(text, "string"), EX + prop, text,
                               f"{EX}{cls.lower()}/1", (EX + cls,), True)
                 for text, prop, cls in groundings]
-    sparql, _ = OfflineSynthesizer(ctx)(question, mentions, link(ctx, question, mentions),
+    sparql, _ = label_synth(ctx)(question, mentions, link(ctx, question, mentions),
                                         grounded, Subgraph(EX + root))
     return sparql
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from rdflib.term import URIRef
-from synth_vkgs import index_vkg
+from synth_vkgs import index_vkg, label_synth
 from synth_vkgs import nodes as _nodes
 
 from navqa.model.events import ValueMention
@@ -18,7 +18,6 @@ from navqa.online.context import SchemaContext
 from navqa.online.expansion import Subgraph
 from navqa.online.linking import link
 from navqa.online.mentions import extract_mentions
-from navqa.online.synth_offline import OfflineSynthesizer
 from navqa.online.synth_validity import asks_present, end_of_validity
 from navqa.online.values import GroundedValue
 
@@ -76,7 +75,7 @@ def _synth(ctx: SchemaContext, question: str) -> str:
     mentions = extract_mentions(question)
     grounded = [GroundedValue(ValueMention("Alpha", "string"), EX + "name", "Alpha",
                               f"{EX}licence/1", (EX + "Licence",), True)]
-    sparql, _ = OfflineSynthesizer(ctx)(question, mentions, link(ctx, question, mentions),
+    sparql, _ = label_synth(ctx)(question, mentions, link(ctx, question, mentions),
                                         grounded, Subgraph(EX + "Share"))
     return sparql
 

@@ -69,13 +69,18 @@ def term_str(t: Term | None) -> str | None:
 # ---------------------------------------------------------------- dev / test splits
 
 #: The split a question file holds, by file name: ``questions.jsonl`` is **dev** (the set
-#: the system's rules were written on); ``questions-test.jsonl`` is **test** (frozen, written
-#: from the ontology, the mappings and the data without reading the system).
-SPLIT_FILES = {"dev": "questions.jsonl", "test": "questions-test.jsonl"}
+#: the system's rules are written on); ``questions-validation.jsonl`` is **validation**
+#: (rules are kept or dropped by it; it was the test split until 2026-12-07, hence its
+#: ``<vkg>-tNNN`` ids); ``questions-test.jsonl`` is **test** (frozen, written by a helper that
+#: saw only the ontology, the mappings and the data; ids ``<vkg>-hNNN``; report only).
+SPLIT_FILES = {"dev": "questions.jsonl", "validation": "questions-validation.jsonl",
+               "test": "questions-test.jsonl"}
+#: The letter after ``<vkg>-`` in the ids of each held-out split.
+ID_LETTER = {"validation": "t", "test": "h"}
 
 
 def split_path(vkg: str, split: str) -> Path:
-    """``datasets/<vkg>/questions[-test].jsonl`` in the repository."""
+    """``datasets/<vkg>/questions[-validation|-test].jsonl`` in the repository."""
     from navqa.runtime.paths import repo_root
 
     return repo_root() / "datasets" / vkg / SPLIT_FILES[split]
@@ -145,11 +150,14 @@ def held_out_problems(
     min_lines: int,
     kinds: set[str],
     object_properties: frozenset[str],
+    split: str = "validation",
 ) -> list[str]:
-    """Everything wrong with a VKG's held-out test split, as readable lines (empty: fine).
+    """Everything wrong with a VKG's held-out split (``validation`` or ``test``), as
+    readable lines (empty: fine).
 
-    The split is disjoint from dev (ids, question texts), has at least ``min_lines`` lines
-    with ids ``<vkg>-tNNN``, an SQL cross-check on every line, ``hops`` and ``features`` equal
+    The split is disjoint from ``dev`` (the other splits' questions: ids, question texts),
+    has at least ``min_lines`` lines with ids ``<vkg>-tNNN`` (validation) or ``<vkg>-hNNN``
+    (test), an SQL cross-check on every line, ``hops`` and ``features`` equal
     to the evaluation harness's reading of the gold query, ASK questions with at least one
     recorded false answer, and at least one question of each of ``kinds``.
     """
@@ -167,7 +175,7 @@ def held_out_problems(
         problems.append("a test question is repeated")
     for q in test:
         qid = q["id"]
-        if not re.fullmatch(rf"{vkg}-t\d{{3}}", qid) or q["vkg"] != vkg:
+        if not re.fullmatch(rf"{vkg}-{ID_LETTER[split]}\d{{3}}", qid) or q["vkg"] != vkg:
             problems.append(f"{qid}: id or vkg")
         if not set(q) <= HELD_OUT_KEYS or "sql" not in q:
             problems.append(f"{qid}: keys {sorted(set(q))}")

@@ -1,8 +1,8 @@
 """The demo VKG on real Ontop + PostgreSQL: every gold query equals its hand-written SQL.
 
 The expected rows come from SQL written independently over the demo tables
-(``datasets/demo/questions.jsonl``, the dev split, and the frozen held-out
-``questions-test.jsonl``, key ``sql``), run on the same database. The test split is also
+(``datasets/demo/questions.jsonl``, the dev split, and the validation split
+``questions-validation.jsonl``, key ``sql``), run on the same database. The validation split is also
 checked to be disjoint from dev and to cover the question kinds of the held-out issue.
 """
 
@@ -24,8 +24,8 @@ pytestmark = [pytest.mark.ontop, pytest.mark.postgres]
 QUESTIONS = [json.loads(ln) for ln in
              (Path(__file__).parents[2] / "datasets/demo/questions.jsonl").read_text().splitlines()
              if ln.strip()]
-TEST_QUESTIONS = load_questions(split_path("demo", "test"))
-WITH_SQL = [q for q in QUESTIONS + TEST_QUESTIONS if q.get("sql")]
+VALIDATION_QUESTIONS = load_questions(split_path("demo", "validation"))
+WITH_SQL = [q for q in QUESTIONS + VALIDATION_QUESTIONS if q.get("sql")]
 RAIL = "http://example.org/navqa/rail#"
 PREFIX = f"PREFIX rail: <{RAIL}>\n"
 NUMERIC = ("#integer", "#int", "#decimal", "#double", "#float", "#long", "#gYear")
@@ -62,7 +62,7 @@ def test_held_out_split_is_well_formed() -> None:
 
     ontology = parse_ontology(Path(__file__).parents[2] / "ontologies" / "demo.ttl")
     assert held_out_problems(
-        QUESTIONS, TEST_QUESTIONS, vkg="demo", min_lines=20,
+        QUESTIONS, VALIDATION_QUESTIONS, vkg="demo", split="validation", min_lines=20,
         kinds={"projections", "unbounded-order", "per-entity-count", "having", "negation",
                "false-ask", "dates", "optional"},
         object_properties=frozenset(ontology.object_properties)) == []

@@ -35,8 +35,11 @@ def test_ask_returns_answer_sparql_result_confidence_and_events(served: Served) 
     d = r.json()
     assert d["answer"] == [DEMO_ANSWER]
     assert "rail:operatedBy" in d["sparql"] and "operatesLine" not in d["sparql"]
-    assert d["result"]["head"]["vars"] == ["name"]
-    assert d["result"]["results"]["bindings"][0]["name"]["value"] == DEMO_ANSWER
+    # an entity answer (the default convention): the company and its name; `answer`
+    # shows the name
+    assert d["result"]["head"]["vars"] == ["company", "name"]
+    row = d["result"]["results"]["bindings"][0]
+    assert row["name"]["value"] == DEMO_ANSWER and row["company"]["type"] == "uri"
     assert d["confidence"]["level"] == "high"
     types = [e["type"] for e in d["events"]]
     assert types[0] == "MentionsExtracted" and "QueryExecuted" in types

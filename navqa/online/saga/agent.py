@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, field_validator
 
+from navqa.model.answers import projection_instruction
 from navqa.model.events import (
     AgentStep,
     Answer,
@@ -319,7 +320,7 @@ def _size(st: AskState) -> str:
 
 # -- the LLM agent -----------------------------------------------------------------------------
 
-SYSTEM = """Your task is to write a SPARQL query that answers the user's question over a virtual
+_SYSTEM = """Your task is to write a SPARQL query that answers the user's question over a virtual
 knowledge graph (an ontology mapped onto a relational database; only mapped classes and
 properties have data). Work step by step:
 1. Start with very simple fragments of the query and execute them to check them.
@@ -328,8 +329,7 @@ properties have data). Work step by step:
    would be the same.
 4. The question has an answer in this graph: continue until you find it.
 5. For a yes/no question, finish with an ASK query.
-6. Project what is asked: names (not IRIs) for "which/what" questions, one COUNT for
-   "how many".
+6. Project what is asked: {entities}, one COUNT for "how many".
 7. When the last executed query returns the answer, use stop.
 
 ## Schema-guided property selection
@@ -352,8 +352,8 @@ properties have data). Work step by step:
 - execute(sparql): runs the query (SELECT or ASK) and shows the first rows.
 - stop(): the last executed query is the final answer.
 
-Answer with JSON only: {"thought": "...", "action": "search|lookup|examples|execute|stop",
-"argument": "..."}"""
+Answer with JSON only: {{"thought": "...", "action": "search|lookup|examples|execute|stop",
+"argument": "..."}}"""
 
 
 class LLMAgent(_Loop):
@@ -401,7 +401,9 @@ class LLMAgent(_Loop):
 
     def decide(self) -> AgentAction:
         assert self.pipe.llm is not None
-        resp = self.pipe.llm.call([Message.system(SYSTEM), Message.user(self.prompt())],
+        system = _SYSTEM.format(entities=projection_instruction(
+            self.pipe.config.pipeline.entity_answer))
+        resp = self.pipe.llm.call([Message.system(system), Message.user(self.prompt())],
                                   schema=AgentAction)
         action: AgentAction = resp.parsed
         return action
