@@ -274,6 +274,23 @@ def test_validation_split_spread() -> None:
     assert s["sql"] == s["total"], "every test question has its SQL cross-check"
 
 
+def test_test_split_spread() -> None:
+    """The test split (written blind, 2026-12-07) covers the kinds users ask, with ASKs
+    about half false, a few traps, and an SQL cross-check on every line. Counts only."""
+    items = split_questions("test")
+    s = spread(items)
+    kinds = Counter(k for q in items for k in question_kinds(q))
+    for kind in ("projections", "unbounded-order", "per-entity-count", "having", "negation",
+                 "false-ask", "dates", "optional"):
+        assert kinds[kind] >= 3, (kind, kinds)
+    assert kinds["projections"] >= len(items) // 2, kinds  # entity answers: IRI and name
+    assert s["hops1"] >= 30 and s["hops2"] >= 10 and s["hops3+"] >= 1, s
+    asks = s.get("ask", 0)
+    assert 5 <= asks <= 25 and 3 <= kinds["false-ask"] <= asks - 3, (asks, kinds)
+    assert s.get("trap", 0) >= 5, s
+    assert s["sql"] == s["total"], "every test question has its SQL cross-check"
+
+
 @pytest.mark.parametrize(("first", "second"),
                          [("dev", "validation"), ("dev", "test"), ("validation", "test")])
 def test_splits_share_no_ids_or_questions(first: str, second: str) -> None:
