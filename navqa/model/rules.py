@@ -76,6 +76,11 @@ class GrammarRule(StrEnum):
     that is on neither node but on a relation class linking the answer and X (a link table
     with attributes) is projected from that relation, which replaces the direct join
     between them; off, only the query's own nodes offer columns."""
+    RECORD_COLUMN = "record-column"
+    """"What is the status of field X, and since when has it had it?": the asked value
+    (the status) is also kept, with the asked further column (its start date), on a
+    nameless record linked to the node (the field's status history); both are projected
+    from the record; off, the further column is sought on the node only."""
     COLUMN_FALLBACK = "column-fallback"
     """"Which pipelines start at X, and where do they end?": an asked column that no
     property of the query's nodes, no relation and no class the phrase names gives is the

@@ -84,7 +84,7 @@ _AND_WH = re.compile(r"(?:,\s*|\s)and\s+(?P<prep>(?:from|since|until|with|in|on|
                      rf"how(?=\s+(?:{_AUX_RE})\b)|when|where|what|"
                      r"which|who|whom)\b(?P<rest>[^?.!]*)", re.I)
 # what the wh-word of such a clause asks for, when its own words name nothing
-_WH_HINT = {"when": "date", "where": "location place", "since": "date", "from": "date start",
+_WH_HINT = {"when": "date", "where": "location place", "since": "date since", "from": "date start",
             "until": "date end", "how": "amount size value"}
 PLACE_WORDS = frozenset(_WH_HINT["where"].split())
 """The words a "where" clause adds to its phrase ("…, and where do they end?" → "end

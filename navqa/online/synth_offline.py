@@ -92,7 +92,12 @@ from navqa.online.synth_negation import (
     negate_since,
 )
 from navqa.online.synth_plan import OrderKey, Plan, literal, render, year_range
-from navqa.online.synth_relations import place_relation_column, relation_column
+from navqa.online.synth_relations import (
+    place_record_column,
+    place_relation_column,
+    record_column,
+    relation_column,
+)
 from navqa.online.synth_spatial import (
     geometry_property,
     measured_from,
@@ -431,6 +436,18 @@ class OfflineSynthesizer:
                     found is None or rel.score > score(found[1]) + (0.05 if found[0] == t else 0)):
                 x = place_relation_column(ctx, plan, rel)
                 plan.rules.add(GrammarRule.RELATION_COLUMN)
+                if x not in plan.select:
+                    plan.select.append(x)
+                    if self._column_optional(plan, phrase, optional):
+                        _optional_since(plan, len(plan.triples) - 1)
+                continue
+            # "… the status of X, and since when?": the value and the column on a record
+            rec = record_column(ctx, plan, kinds, score) \
+                if self._on(plan, GrammarRule.RECORD_COLUMN, applied=False) else None
+            if rec is not None and rec.score >= 0.35 and (
+                    found is None or rec.score > score(found[1])):
+                x = place_record_column(ctx, plan, rec)
+                plan.rules.add(GrammarRule.RECORD_COLUMN)
                 if x not in plan.select:
                     plan.select.append(x)
                     if self._column_optional(plan, phrase, optional):

@@ -1,5 +1,12 @@
 """Asked columns that live on a relation between two nodes of the query (``relation-column``).
 
+A second shape (``record-column``, :func:`record_column`): a history table keeps a value
+of an entity with the dates it held (NPD's ``FieldStatus``: a field, a status, a start and
+an end date), and the VKG often also maps the current value onto the entity itself
+(``Field.status``). "What is the status of Volve, and since when?" asks for the status
+and a date of the record that holds it: the record class carries the projected property
+too, and the asked column.
+
 Relational schemas keep a many-to-many relation with attributes in a table of its own,
 and a VKG maps that table to a class whose instances link the two sides: NPD's
 ``FieldLicensee`` links a company to a field and records the company's share and the
@@ -19,13 +26,14 @@ column is projected.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from navqa.model.iri import IRI, OWL_THING, local_name
 from navqa.online.context import Neighbour, SchemaContext
 from navqa.online.synth_plan import Plan, Triple
 
-__all__ = ["RelationColumn", "place_relation_column", "relation_column"]
+__all__ = ["RecordColumn", "RelationColumn", "place_record_column", "place_relation_column",
+           "record_column", "relation_column"]
 
 
 @dataclass(frozen=True)
@@ -130,4 +138,77 @@ def place_relation_column(ctx: SchemaContext, plan: Plan, rc: RelationColumn) ->
     plan.used |= {rc.to_near.edge.prop, rc.to_far.edge.prop}
     plan.explain.append(f"column on the relation {ctx.compact(rc.cls)} between {rc.near} and "
                         f"{rc.far}, in place of {rc.shortcut[1]}")
+    return plan.data_var(ctx, node, rc.prop)
+
+
+@dataclass(frozen=True)
+class RecordColumn:
+    """A record class linked to a node of the query that holds a projected value of that
+    node (the same data property) and the asked further column.
+
+    Attributes:
+        cls: The record's class (``FieldStatus``).
+        prop: Its data property the column asks for (``dateStatusFrom``).
+        score: How well ``prop`` matches the column phrase.
+        node: The query node the record is about (``?field``).
+        value_prop / value: The projected property shared by node and record, and its
+            variable in the projection (``status``, ``?status``).
+        edge: The record's edge, seen from the node's class.
+    """
+
+    cls: IRI
+    prop: IRI
+    score: float
+    node: str
+    value_prop: IRI
+    value: str
+    edge: Neighbour
+
+
+def record_column(ctx: SchemaContext, plan: Plan, kinds: frozenset[IRI],
+                  score: Callable[[IRI], float]) -> RecordColumn | None:
+    """The best nameless record class, linked to a query node, that also has a data
+    property the query projects from that node and a data property of a datatype in
+    ``kinds`` scoring well by ``score``; ``None`` if none. A class already in the query
+    (or of its lineage) is no candidate, nor a class with a name (a thing of its own)."""
+    in_query = {c for c in plan.var_class.values() if c is not None}
+    best: RecordColumn | None = None
+    for (node, value_prop), value in plan.data_vars.items():
+        node_cls = plan.var_class.get(node)
+        if value not in plan.select or node_cls is None:
+            continue
+        for n in ctx.neighbours(node_cls, data=False):
+            rec = n.other
+            if rec in (OWL_THING, node_cls) or not ctx.allowed(rec) \
+                    or not ctx.allowed(n.edge.prop) or ctx.name_property(rec) is not None \
+                    or any(ctx.same_lineage(rec, c) for c in in_query):
+                continue
+            props = {e.prop for e in ctx.data_properties_of(rec) if ctx.allowed(e.prop)}
+            if value_prop not in props:
+                continue
+            for prop in props - {value_prop}:
+                if ctx.datatype(prop, rec) not in kinds:
+                    continue
+                sc = score(prop)
+                if best is None or sc > best.score:
+                    best = RecordColumn(rec, prop, sc, node, value_prop, value, n)
+    return best
+
+
+def place_record_column(ctx: SchemaContext, plan: Plan, rc: RecordColumn) -> str:
+    """Join the record to its node, project the shared value from the record in place of
+    the node's, and return the column's variable."""
+    node = plan.new_var(local_name(rc.cls))
+    plan.var_class[node] = rc.cls
+    plan.add(node, "a", ctx.compact(rc.cls))
+    plan.used |= {rc.cls, rc.edge.edge.prop}
+    if rc.edge.direction == "in":  # seen from the node's class: the record points to it
+        plan.add(node, ctx.compact(rc.edge.edge.prop), rc.node)
+    else:
+        plan.add(rc.node, ctx.compact(rc.edge.edge.prop), node)
+    held = plan.data_var(ctx, node, rc.value_prop)
+    plan.select = [held if v == rc.value else v for v in plan.select]
+    plan.order = [replace(k, var=held) if k.var == rc.value else k for k in plan.order]
+    plan.explain.append(f"{rc.value} and the asked column from the record "
+                        f"{ctx.compact(rc.cls)} of {rc.node}")
     return plan.data_var(ctx, node, rc.prop)

@@ -121,7 +121,7 @@ def test_the_optional_cue_names_no_column() -> None:
     # a coordinated wh-clause without a comma
     ("Which stations lie in Fenland and what is their code?", ("code",)),
     ("Which lines start in Ashby and how long are they?", (RANKED_QUANTITY,)),
-    ("Which trains run on the Ashby line and since when?", ("date",)),
+    ("Which trains run on the Ashby line and since when?", ("date since",)),
     ("Which lines were opened in 1900, and on what date was each opened?",
      ("date opened",)),
     # a relative column whose clause ends on a preposition and a pronoun
