@@ -436,10 +436,7 @@ class OfflineSynthesizer:
                     found is None or rel.score > score(found[1]) + (0.05 if found[0] == t else 0)):
                 x = place_relation_column(ctx, plan, rel)
                 plan.rules.add(GrammarRule.RELATION_COLUMN)
-                if x not in plan.select:
-                    plan.select.append(x)
-                    if self._column_optional(plan, phrase, optional):
-                        _optional_since(plan, len(plan.triples) - 1)
+                self._project(plan, x, phrase, optional, len(plan.triples) - 1)
                 continue
             # "… the status of X, and since when?": the value and the column on a record
             rec = record_column(ctx, plan, kinds, score) \
@@ -448,10 +445,7 @@ class OfflineSynthesizer:
                     found is None or rec.score > score(found[1])):
                 x = place_record_column(ctx, plan, rec)
                 plan.rules.add(GrammarRule.RECORD_COLUMN)
-                if x not in plan.select:
-                    plan.select.append(x)
-                    if self._column_optional(plan, phrase, optional):
-                        _optional_since(plan, len(plan.triples) - 1)
+                self._project(plan, x, phrase, optional, len(plan.triples) - 1)
                 continue
             if found is None:
                 # an entity column ("…, and with which rigs?"): the name of a joined class
@@ -469,9 +463,7 @@ class OfflineSynthesizer:
                     if joined is not None:
                         plan.rules.add(GrammarRule.COLUMN_FALLBACK)
                 if joined is not None and joined not in plan.select:
-                    plan.select.append(joined)
-                    if self._column_optional(plan, phrase, optional):
-                        _optional_since(plan, before)
+                    self._project(plan, joined, phrase, optional, before)
                     plan.explain.append(f"column {phrase!r} → {joined}")
                 elif joined is None:
                     plan.explain.append(f"no property for the asked column {phrase!r}")
@@ -483,19 +475,25 @@ class OfflineSynthesizer:
                 # "…, together with the field they belong to": the linked entity, not the
                 # value that matched only through the class's name (``dateIncludedInField``)
                 plan.rules.add(GrammarRule.CLASS_COLUMN)
-                if entity not in plan.select:
-                    plan.select.append(entity)
-                    if self._column_optional(plan, phrase, optional):
-                        _optional_since(plan, before)
+                self._project(plan, entity, phrase, optional, before)
                 continue
             x = plan.data_var(ctx, *found)
             if x not in plan.select:
-                plan.select.append(x)
-                maybe = self._column_optional(plan, phrase, optional)
-                if maybe:
-                    _optional_since(plan, before)
+                maybe = self._project(plan, x, phrase, optional, before)
                 plan.explain.append(f"column {phrase!r} → {ctx.compact(found[1])}"
                                     + (" (optional)" if maybe else ""))
+
+    def _project(self, plan: Plan, x: str, phrase: str, optional: frozenset[str],
+                 since: int) -> bool:
+        """Project ``x`` as the column ``phrase`` asks for (once), OPTIONAL from the
+        triple ``since`` on when the question says it may be missing; whether it is."""
+        if x in plan.select:
+            return False
+        plan.select.append(x)
+        maybe = self._column_optional(plan, phrase, optional)
+        if maybe:
+            _optional_since(plan, since)
+        return maybe
 
     def _edge_column(self, plan: Plan, phrase: str, vec: np.ndarray, t: str) -> str | None:
         """The name of the entity that an object property of ``t``'s class links it to,

@@ -92,9 +92,6 @@ class Plan:
         node = next((n for (n, _), v in self.data_vars.items() if v == label), label)
         return self.entity(node, label)
 
-    def nodes(self) -> set[str]:
-        """The variables that stand for entities (nodes of the query graph)."""
-        return set(self.var_class)
 
     def new_var(self, base: str) -> str:
         """A variable named after ``base`` that the query does not use yet (neither as a
@@ -138,7 +135,7 @@ def restates_value(plan: Plan) -> bool:
             not v.startswith("?") or " " in v for v in plan.select):
         return False
     # the entity beside its label (an entity answer) restates what its label does
-    values = [v for v in plan.select if v not in plan.nodes()]
+    values = [v for v in plan.select if v not in plan.var_class]
     if not values:
         return False
     fixed = {(s, p) for s, p, o in plan.triples if o.startswith('"')}

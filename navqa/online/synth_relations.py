@@ -25,7 +25,7 @@ column is projected.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 
 from navqa.model.iri import IRI, OWL_THING, local_name
@@ -66,6 +66,21 @@ NAMED_RELATION = 0.1
 their lexical evidence: two relations often carry the same kind of column (a start date)."""
 
 
+def _fact_classes(ctx: SchemaContext, cls: IRI, in_query: set[IRI], *,
+                  exclude: tuple[IRI, ...] = ()) -> Iterator[Neighbour]:
+    """The neighbours of ``cls`` (by an allowed object property) whose class has no name:
+    facts about ``cls`` (a share, a status record), not things of their own (a wellbore of
+    a field). A class of the lineage of one in the query offers its columns on its own
+    node, so it is none; nor ``cls``, ``owl:Thing`` or ``exclude``."""
+    for n in ctx.neighbours(cls, data=False):
+        other = n.other
+        if other in (OWL_THING, cls, *exclude) or not ctx.allowed(other) \
+                or not ctx.allowed(n.edge.prop) or ctx.name_property(other) is not None \
+                or any(ctx.same_lineage(other, c) for c in in_query):
+            continue
+        yield n
+
+
 def relation_column(ctx: SchemaContext, plan: Plan, near: str, kinds: frozenset[IRI],
                     score: Callable[[IRI], float], *,
                     lexical: Mapping[IRI, float] | None = None) -> RelationColumn | None:
@@ -87,7 +102,7 @@ def relation_column(ctx: SchemaContext, plan: Plan, near: str, kinds: frozenset[
         return None
     named = lexical or {}
     # a class already in the query (or of its lineage) offers its columns on its own node
-    in_query = set(plan.var_class.values())
+    in_query = {c for c in plan.var_class.values() if c is not None}
     best: RelationColumn | None = None
     for s, p, o in plan.triples:
         if p == "a" or near not in (s, o) or s == o:
@@ -96,12 +111,8 @@ def relation_column(ctx: SchemaContext, plan: Plan, near: str, kinds: frozenset[
         far_cls = plan.var_class.get(far)
         if far_cls is None:
             continue
-        for n in ctx.neighbours(near_cls, data=False):
+        for n in _fact_classes(ctx, near_cls, in_query, exclude=(far_cls,)):
             rel = n.other
-            if rel in (OWL_THING, near_cls, far_cls) or not ctx.allowed(rel) \
-                    or any(ctx.same_lineage(rel, c) for c in in_query if c is not None) \
-                    or not ctx.allowed(n.edge.prop) or ctx.name_property(rel) is not None:
-                continue  # a named thing (a wellbore of the field) is no relation
             back = [m for m in ctx.neighbours(rel, data=False)
                     if m.edge.prop != n.edge.prop and ctx.allowed(m.edge.prop)
                     and ctx.same_lineage(m.other, far_cls)]
@@ -177,12 +188,8 @@ def record_column(ctx: SchemaContext, plan: Plan, kinds: frozenset[IRI],
         node_cls = plan.var_class.get(node)
         if value not in plan.select or node_cls is None:
             continue
-        for n in ctx.neighbours(node_cls, data=False):
+        for n in _fact_classes(ctx, node_cls, in_query):
             rec = n.other
-            if rec in (OWL_THING, node_cls) or not ctx.allowed(rec) \
-                    or not ctx.allowed(n.edge.prop) or ctx.name_property(rec) is not None \
-                    or any(ctx.same_lineage(rec, c) for c in in_query):
-                continue
             props = {e.prop for e in ctx.data_properties_of(rec) if ctx.allowed(e.prop)}
             if value_prop not in props:
                 continue
