@@ -264,7 +264,7 @@ def compute_demand(
     """Rank the unmapped elements the log needs (see the module docstring)."""
     from navqa.online.context import SchemaContext
     from navqa.online.linking import link
-    from navqa.online.mentions import extract_mentions
+    from navqa.online.reading.mentions import extract_mentions
 
     unmapped = bundle.active.unmapped
     onto = bundle.ontology

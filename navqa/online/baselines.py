@@ -127,7 +127,7 @@ def run_baseline(pipe: Stages, st: AskState, name: str) -> Iterator[Event]:
         method = "llm"
     else:
         from navqa.online.linking import link
-        from navqa.online.synth_offline import OfflineSynthesizer
+        from navqa.online.synthesis.offline import OfflineSynthesizer
 
         disabled = pipe.config.pipeline.disabled_rules
         lk = link(full, st.question, st.mentions, k=pipe.config.pipeline.top_k,

@@ -43,7 +43,7 @@ from navqa.model.xsd import (
 )
 from navqa.offline.artifacts import IndexBundle
 from navqa.online.constant_values import ConstantObject, constant_objects
-from navqa.online.lexicon import Phenomenon, words
+from navqa.online.reading.lexicon import Phenomenon, words
 
 # The datatype groups of the synthesizer and the value grounding (from navqa.model.xsd;
 # a gYear counts as a number here, a dateTime as a date).

@@ -442,7 +442,7 @@ def offline_rewrite(ctx: SchemaContext, st: AskState, *, enforce_active: bool = 
 
     from navqa.online.check import check_query
     from navqa.online.expansion import Subgraph
-    from navqa.online.synth_offline import OfflineSynthesizer
+    from navqa.online.synthesis.offline import OfflineSynthesizer
 
     def rewrite(without: frozenset[IRI]) -> tuple[str, Any] | None:
         if st.mentions is None or st.linking is None or st.chosen is None:

@@ -26,8 +26,8 @@ import numpy as np
 from navqa.model.events import Mentions, ScoredTerm
 from navqa.model.iri import IRI, humanize
 from navqa.online.context import LexicalProfile, SchemaContext, normal, singular, stems
-from navqa.online.lexicon import quantity_of
-from navqa.online.mentions import STOP, mention_texts
+from navqa.online.reading.lexicon import quantity_of
+from navqa.online.reading.mentions import STOP, mention_texts
 
 __all__ = ["LEXICAL_BONUS", "LEXICAL_WEIGHT", "Linking", "lexical_score", "link", "normal",
            "question_stems", "singular"]
@@ -46,7 +46,7 @@ def question_stems(question: str, mentions: Mentions) -> frozenset[str]:
     """The stems of the question's content words, without its value mentions.
 
     A superlative adjective also says the quantity it ranks by ("deepest" → "depth",
-    :func:`~navqa.online.lexicon.quantity_of`), the word a property's name uses.
+    :func:`~navqa.online.reading.lexicon.quantity_of`), the word a property's name uses.
     """
     text = question
     for v in mentions.values:

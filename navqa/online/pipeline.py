@@ -52,7 +52,6 @@ from navqa.model.iri import IRI
 from navqa.model.llm import Message, Response
 from navqa.model.rules import GrammarRule
 from navqa.offline.artifacts import IndexBundle
-from navqa.online.answer_type import offline_answer_type, root_bonus
 from navqa.online.check import CheckResult, check_query
 from navqa.online.code_lists import CodeLists
 from navqa.online.confidence import assess
@@ -69,14 +68,15 @@ from navqa.online.expansion import (
 )
 from navqa.online.judge import Judge, LLMJudge, OfflineJudge
 from navqa.online.linking import LEXICAL_WEIGHT, link
-from navqa.online.mentions import LLMMentionExtractor, extract_mentions
+from navqa.online.reading.answer_type import offline_answer_type, root_bonus
+from navqa.online.reading.mentions import LLMMentionExtractor, extract_mentions
 from navqa.online.saga.vacuous import detect as detect_vacuous
 from navqa.online.state import AskState
 from navqa.online.strategies import STRATEGIES, Stages, StrategyRegistry, registry
-from navqa.online.synth_llm import LLMSynthesizer
-from navqa.online.synth_offline import OfflineSynthesizer
-from navqa.online.synth_plan import Plan, render, restates_value
-from navqa.online.synth_spatial import GEO, parse_spatial
+from navqa.online.synthesis.llm import LLMSynthesizer
+from navqa.online.synthesis.offline import OfflineSynthesizer
+from navqa.online.synthesis.plan import Plan, render, restates_value
+from navqa.online.synthesis.spatial import GEO, parse_spatial
 from navqa.online.values import (
     CategoricalVocabulary,
     ground_mentions,
@@ -90,7 +90,7 @@ __all__ = ["STRATEGIES", "AskState", "CountingLLM", "Pipeline", "run_navqa"]
 GEOMETRY_CHAINS = ((GEO + "hasDefaultGeometry", GEO + "asWKT"),
                    (GEO + "hasGeometry", GEO + "asWKT"))
 """What a spatial question needs shown on its classes: a feature's geometry and its WKT
-(the OGC GeoSPARQL terms, see :mod:`navqa.online.synth_spatial`)."""
+(the OGC GeoSPARQL terms, see :mod:`navqa.online.synthesis.spatial`)."""
 
 
 class CountingLLM:
@@ -547,7 +547,7 @@ class Pipeline:
 
     def _asking_root(self, st: AskState, ranked: list[IRI]) -> IRI:
         """The best-ranked root, unless the offline query on it only gives back a value of
-        the question (``synth_plan.restates_value``) and does so in the data (one bounded
+        the question (``synthesis.plan.restates_value``) and does so in the data (one bounded
         ASK: an empty one is left to the repairs, which may find the path a misplaced name
         needs); then the next root whose query asks something else (the rule
         ``restated-value``; the LLM path writes its own query)."""

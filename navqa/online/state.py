@@ -15,12 +15,12 @@ from navqa.model.events import ErrorKind, Event, Mentions
 from navqa.model.iri import IRI
 from navqa.model.rules import GrammarRule
 from navqa.model.terms import QueryResult
-from navqa.online.answer_type import AnswerType
 from navqa.online.check import CheckResult
 from navqa.online.expansion import Subgraph
 from navqa.online.linking import Linking
-from navqa.online.mentions import AnswerHint
-from navqa.online.synth_offline import Plan
+from navqa.online.reading.answer_type import AnswerType
+from navqa.online.reading.mentions import AnswerHint
+from navqa.online.synthesis.offline import Plan
 from navqa.online.values import GroundedValue, UnmatchedValue
 
 __all__ = ["AskState"]

@@ -28,7 +28,7 @@ from navqa.model.iri import IRI, humanize
 from navqa.model.terms import IRITerm, LiteralTerm, escape_string
 from navqa.online.constant_values import match_constants
 from navqa.online.context import SchemaContext, singular
-from navqa.online.synth_plan import literal
+from navqa.online.synthesis.plan import literal
 
 MAX_PROPERTIES = 16
 LIMIT = 25

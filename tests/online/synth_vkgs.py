@@ -18,7 +18,7 @@ from navqa.model.rules import GrammarRule
 from navqa.model.terms import IRITerm, LiteralTerm, SelectResult, Term
 from navqa.offline.artifacts import build_index
 from navqa.online.context import SchemaContext
-from navqa.online.synth_offline import OfflineSynthesizer
+from navqa.online.synthesis.offline import OfflineSynthesizer
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
 

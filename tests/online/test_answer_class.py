@@ -12,9 +12,9 @@ from __future__ import annotations
 import pytest
 
 from navqa.model.events import AnswerKind, SubgraphsReranked
-from navqa.online.answer_type import AnswerType, defined_as, offline_answer_type, root_bonus
-from navqa.online.mentions import extract_mentions
 from navqa.online.pipeline import Pipeline
+from navqa.online.reading.answer_type import AnswerType, defined_as, offline_answer_type, root_bonus
+from navqa.online.reading.mentions import extract_mentions
 
 pytestmark = [pytest.mark.ontop, pytest.mark.postgres]
 

@@ -20,7 +20,7 @@ from navqa.online.code_lists import CodeLists, code_list_classes
 from navqa.online.context import SchemaContext
 from navqa.online.expansion import Subgraph
 from navqa.online.linking import link
-from navqa.online.mentions import extract_mentions
+from navqa.online.reading.mentions import extract_mentions
 
 EX = "http://example.org/topo#"
 ONTOLOGY = f"""@prefix : <{EX}> .

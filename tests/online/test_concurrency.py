@@ -12,7 +12,7 @@ import pytest
 
 from navqa.model.events import Answer, Event
 from navqa.model.terms import QueryResult
-from navqa.online.synth_offline import OfflineSynthesizer
+from navqa.online.synthesis.offline import OfflineSynthesizer
 
 pytestmark = [pytest.mark.ontop, pytest.mark.postgres]
 

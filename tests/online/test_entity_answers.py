@@ -22,9 +22,9 @@ from navqa.model.events import ValueMention
 from navqa.online.context import SchemaContext
 from navqa.online.expansion import Subgraph
 from navqa.online.linking import link
-from navqa.online.mentions import extract_mentions
-from navqa.online.synth_offline import OfflineSynthesizer
-from navqa.online.synth_plan import Plan, restates_value
+from navqa.online.reading.mentions import extract_mentions
+from navqa.online.synthesis.offline import OfflineSynthesizer
+from navqa.online.synthesis.plan import Plan, restates_value
 from navqa.online.values import GroundedValue
 
 EX = "http://example.org/basin#"

@@ -22,8 +22,8 @@ from navqa.model.rules import GrammarRule
 from navqa.online.context import SchemaContext
 from navqa.online.expansion import Subgraph
 from navqa.online.linking import link
-from navqa.online.mentions import extract_mentions
-from navqa.online.synth_plan import Plan
+from navqa.online.reading.mentions import extract_mentions
+from navqa.online.synthesis.plan import Plan
 from navqa.online.values import GroundedValue
 
 EX = "http://example.org/rules#"

@@ -16,9 +16,9 @@ from synth_vkgs import books_vkg, index_vkg
 from navqa.backends.protocols import Embedder
 from navqa.config import NavqaConfig
 from navqa.model.events import AnswerKind
-from navqa.online.answer_type import offline_answer_type
 from navqa.online.context import SchemaContext
-from navqa.online.mentions import extract_mentions
+from navqa.online.reading.answer_type import offline_answer_type
+from navqa.online.reading.mentions import extract_mentions
 
 EX = "http://example.org/shelf#"
 

@@ -16,7 +16,7 @@ from navqa.backends.protocols import Embedder
 from navqa.config import NavqaConfig
 from navqa.online.context import SchemaContext
 from navqa.online.linking import link
-from navqa.online.mentions import extract_mentions
+from navqa.online.reading.mentions import extract_mentions
 
 EX = "http://example.org/register#"
 

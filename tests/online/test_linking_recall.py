@@ -18,7 +18,7 @@ from navqa.offline.artifacts import build_index
 from navqa.online.context import SchemaContext, stems
 from navqa.online.expansion import Anchor, ContextRequest, Subgraph, complete, shortest_path
 from navqa.online.linking import Linking, link
-from navqa.online.mentions import extract_mentions
+from navqa.online.reading.mentions import extract_mentions
 from navqa.online.verbalize import edge_cost, token_count, verbalize
 
 EX = "http://example.org/fleet#"

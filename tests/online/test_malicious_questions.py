@@ -10,7 +10,7 @@ from navqa.backends.sparql_http import query_form
 from navqa.model.events import ValueMention
 from navqa.model.terms import SelectResult
 from navqa.online.check import parse, used_terms
-from navqa.online.synth_offline import literal
+from navqa.online.synthesis.offline import literal
 from navqa.online.values import ground_values
 
 NASTY = [

@@ -31,7 +31,7 @@ from navqa.online.constant_values import match_constants, spoken_names
 from navqa.online.context import SchemaContext
 from navqa.online.expansion import Subgraph
 from navqa.online.linking import link
-from navqa.online.mentions import extract_mentions
+from navqa.online.reading.mentions import extract_mentions
 from navqa.online.values import ground_mentions
 
 EX = "http://example.org/fleet#"

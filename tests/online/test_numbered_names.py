@@ -16,7 +16,7 @@ from navqa.backends.protocols import Embedder
 from navqa.config import NavqaConfig
 from navqa.model.events import ValueMention
 from navqa.online.context import SchemaContext
-from navqa.online.mentions import extract_mentions
+from navqa.online.reading.mentions import extract_mentions
 from navqa.online.values import numbered_names
 
 EX = "http://example.org/licences#"

@@ -6,7 +6,7 @@ import pytest
 
 from navqa.evaluation.metrics import score
 from navqa.online.context import SchemaContext
-from navqa.online.mentions import extract_mentions
+from navqa.online.reading.mentions import extract_mentions
 
 NPDV = "http://sws.ifi.uio.no/vocab/npd-v2#"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from navqa.online.mentions import extract_mentions
+from navqa.online.reading.mentions import extract_mentions
 
 
 def _values(question: str) -> list[tuple[str, str, str]]:

@@ -3,7 +3,7 @@ attribute asked of a named entity is projected instead of the entity's name.
 
 Three layers, each pinned on its own:
 
-* :func:`navqa.online.question_shape.projections` reads the asked columns from the
+* :func:`navqa.online.reading.question_shape.projections` reads the asked columns from the
   question's grammar (coordinated modifiers sharing a head noun, a coordinated manner
   clause, a comitative before a subordinate clause) and :func:`optional_columns` the ones
   whose value may be missing ("if any", "when there is one", "where … is recorded");
@@ -25,16 +25,16 @@ from synth_vkgs import label_synth
 from synth_vkgs import nodes as _nodes
 
 from navqa.model.events import ValueMention
-from navqa.online.asked_columns import (
+from navqa.online.expansion import Subgraph
+from navqa.online.linking import link
+from navqa.online.reading.asked_columns import (
     RANKED_QUANTITY,
     optional_columns,
     pair_columns,
     projections,
 )
-from navqa.online.expansion import Subgraph
-from navqa.online.linking import link
-from navqa.online.mentions import extract_mentions
-from navqa.online.synth_columns import attribute_phrase, word_overlap
+from navqa.online.reading.mentions import extract_mentions
+from navqa.online.synthesis.columns import attribute_phrase, word_overlap
 from navqa.online.values import GroundedValue
 
 RAIL = "http://example.org/navqa/rail#"

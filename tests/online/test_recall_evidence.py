@@ -24,7 +24,7 @@ from navqa.offline.ontology_parser import parse_ontology
 from navqa.online.context import SchemaContext
 from navqa.online.expansion import ContextRequest, Subgraph, complete
 from navqa.online.linking import link
-from navqa.online.mentions import extract_mentions
+from navqa.online.reading.mentions import extract_mentions
 from navqa.online.verbalize import edge_cost, token_count, verbalize
 
 EX = "http://example.org/harbour#"

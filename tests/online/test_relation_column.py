@@ -21,9 +21,9 @@ from navqa.model.rules import GrammarRule
 from navqa.online.context import DATES, SchemaContext
 from navqa.online.expansion import Subgraph
 from navqa.online.linking import link
-from navqa.online.mentions import extract_mentions
-from navqa.online.synth_plan import Plan
-from navqa.online.synth_relations import relation_column
+from navqa.online.reading.mentions import extract_mentions
+from navqa.online.synthesis.plan import Plan
+from navqa.online.synthesis.relations import relation_column
 from navqa.online.values import GroundedValue
 
 EX = "http://example.org/licence#"

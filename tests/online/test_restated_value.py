@@ -2,7 +2,7 @@
 
 "What is the first station of service 1V13?" ranks the service's class first (it is the
 named thing), and the offline query on it projects the service number the question gives
-("1V13"). ``synth_plan.restates_value`` recognises such a query; the pipeline then takes
+("1V13"). ``synthesis.plan.restates_value`` recognises such a query; the pipeline then takes
 the next root of the rerank whose query asks something else (the grammar rule
 ``restated-value``, recorded on the query).
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 from navqa.model.events import QuerySynthesized, SubgraphsReranked
 from navqa.model.rules import GrammarRule
 from navqa.online.pipeline import Pipeline
-from navqa.online.synth_plan import Plan, restates_value
+from navqa.online.synthesis.plan import Plan, restates_value
 
 QUESTION = "What is the first station of service 1V13?"
 RAIL = "http://example.org/navqa/rail#"

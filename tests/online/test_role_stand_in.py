@@ -18,11 +18,11 @@ from synth_vkgs import XSD, GraphEndpoint, index_vkg, label_synth, nodes
 
 from navqa.backends.protocols import Embedder
 from navqa.config import NavqaConfig
-from navqa.online.answer_type import offline_answer_type
 from navqa.online.context import SchemaContext
 from navqa.online.expansion import Subgraph
 from navqa.online.linking import link
-from navqa.online.mentions import extract_mentions
+from navqa.online.reading.answer_type import offline_answer_type
+from navqa.online.reading.mentions import extract_mentions
 from navqa.online.values import GroundedValue
 
 EX = "http://example.org/drill#"

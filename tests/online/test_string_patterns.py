@@ -17,10 +17,10 @@ import pytest
 from navqa.model.events import Mentions, StringMatch, ValueMention, ValuesGrounded
 from navqa.model.llm import Message, Response
 from navqa.model.terms import SelectResult
-from navqa.online.mentions import LLMMentionExtractor, extract_mentions
 from navqa.online.pipeline import Pipeline
-from navqa.online.synth_plan import Plan, render
-from navqa.online.synth_strings import add_string_filters, pattern_filter
+from navqa.online.reading.mentions import LLMMentionExtractor, extract_mentions
+from navqa.online.synthesis.plan import Plan, render
+from navqa.online.synthesis.strings import add_string_filters, pattern_filter
 from navqa.online.values import ground_mentions
 
 RAIL = "http://example.org/navqa/rail#"

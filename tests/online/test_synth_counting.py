@@ -1,4 +1,4 @@
-"""Counting shapes of the offline synthesizer (:mod:`navqa.online.synth_counting`).
+"""Counting shapes of the offline synthesizer (:mod:`navqa.online.synthesis.counting`).
 
 * a ranking by a count ("Which author wrote the most books?") → GROUP BY the answer,
   ORDER BY the count of the counted class, LIMIT n; the count projected only when asked;
@@ -25,9 +25,9 @@ from synth_vkgs import nodes as _nodes
 from navqa.online.context import SchemaContext
 from navqa.online.expansion import Subgraph
 from navqa.online.linking import link
-from navqa.online.mentions import extract_mentions
-from navqa.online.question_shape import Direction, parse_shape
-from navqa.online.synth_plan import Plan
+from navqa.online.reading.mentions import extract_mentions
+from navqa.online.reading.question_shape import Direction, parse_shape
+from navqa.online.synthesis.plan import Plan
 
 EX = "http://example.org/counting#"
 XSD = "http://www.w3.org/2001/XMLSchema#"

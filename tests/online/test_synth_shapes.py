@@ -2,11 +2,11 @@
 
 Three layers, each pinned on its own:
 
-* :mod:`navqa.online.synth_plan` renders every shape of the grammar (projection list,
+* :mod:`navqa.online.synthesis.plan` renders every shape of the grammar (projection list,
   ordering with and without a bound, GROUP BY with a count per group, HAVING, OPTIONAL,
   UNION, MINUS, date ranges, ASK) — checked through rdflib's parser and algebra;
-* :mod:`navqa.online.question_shape` reads the shape from a question's structure;
-* :class:`~navqa.online.synth_offline.OfflineSynthesizer` turns a question into that
+* :mod:`navqa.online.reading.question_shape` reads the shape from a question's structure;
+* :class:`~navqa.online.synthesis.offline.OfflineSynthesizer` turns a question into that
   shape over a three-class VKG (books, authors, branches) indexed in a temporary folder.
 
 Structure is asserted on the parsed query, never on its text.
@@ -26,11 +26,11 @@ from synth_vkgs import nodes as _nodes
 from navqa.model.events import ValueMention
 from navqa.online.context import SchemaContext
 from navqa.online.expansion import Subgraph
-from navqa.online.lexicon import LEXICON, Phenomenon, words
 from navqa.online.linking import link
-from navqa.online.mentions import extract_mentions
-from navqa.online.question_shape import Direction, parse_shape
-from navqa.online.synth_plan import OrderKey, Plan, render, year_range
+from navqa.online.reading.lexicon import LEXICON, Phenomenon, words
+from navqa.online.reading.mentions import extract_mentions
+from navqa.online.reading.question_shape import Direction, parse_shape
+from navqa.online.synthesis.plan import OrderKey, Plan, render, year_range
 from navqa.online.values import GroundedValue, UnmatchedValue
 
 EX = "http://example.org/shapes#"
@@ -455,7 +455,7 @@ def test_synth_reads_not_any_class_as_minus_of_the_relation(shapes_ctx) -> None:
     ("Which books are not long, and written by Ann?", "Ann", False),  # a clause boundary
 ])
 def test_the_scope_of_a_negation(question: str, text: str, negated: bool) -> None:
-    from navqa.online.synth_negation import is_negated
+    from navqa.online.synthesis.negation import is_negated
 
     assert is_negated(question, text) is negated
 

@@ -1,6 +1,6 @@
 """Spatial constraints ("within 2 km of X", "how far away", "how far apart").
 
-The question side is pinned on :func:`~navqa.online.synth_spatial.parse_spatial`; the query
+The question side is pinned on :func:`~navqa.online.synthesis.spatial.parse_spatial`; the query
 side on a small GeoSPARQL VKG indexed here (places and museums with a geometry, roads
 without one), asserted on the parsed query, never on its text. On a live endpoint,
 ``tests/online/test_pinned_answers.py`` runs an ATKIS dev question of this shape through
@@ -21,8 +21,8 @@ from navqa.model.events import ValueMention
 from navqa.online.context import SchemaContext
 from navqa.online.expansion import Subgraph
 from navqa.online.linking import link
-from navqa.online.mentions import extract_mentions
-from navqa.online.synth_spatial import (
+from navqa.online.reading.mentions import extract_mentions
+from navqa.online.synthesis.spatial import (
     GEO,
     GEOF_DISTANCE,
     SpatialKind,

@@ -17,8 +17,8 @@ from navqa.model.events import ValueMention
 from navqa.online.context import SchemaContext
 from navqa.online.expansion import Subgraph
 from navqa.online.linking import link
-from navqa.online.mentions import extract_mentions
-from navqa.online.synth_validity import asks_present, end_of_validity
+from navqa.online.reading.mentions import extract_mentions
+from navqa.online.synthesis.validity import asks_present, end_of_validity
 from navqa.online.values import GroundedValue
 
 EX = "http://example.org/shares#"

@@ -5,7 +5,7 @@ phenomenon it covers (:class:`Phenomenon`). The entries are general English func
 cue words — determiners, auxiliaries, comparatives, superlatives, ordering and grouping
 words, name particles — never a term of one VKG: a word that only helps one question of
 one dataset does not belong here. Structure (what the question asks for, how the cues
-combine) is parsed in :mod:`navqa.online.question_shape`; this module only says which
+combine) is parsed in :mod:`navqa.online.reading.question_shape`; this module only says which
 words signal what.
 
 Example:

@@ -7,8 +7,8 @@ the rule carries over to any VKG whose mappings populate them.
 
 :func:`parse_spatial` reads the constraint from the question's structure (the cue words
 are :attr:`Phenomenon.SPATIAL_WITHIN` / :attr:`Phenomenon.SPATIAL_BEYOND` /
-:attr:`Phenomenon.SPATIAL_DISTANCE` of :mod:`navqa.online.lexicon`);
-:func:`place_spatial` puts it on a :class:`~navqa.online.synth_plan.Plan`: the value the
+:attr:`Phenomenon.SPATIAL_DISTANCE` of :mod:`navqa.online.reading.lexicon`);
+:func:`place_spatial` puts it on a :class:`~navqa.online.synthesis.plan.Plan`: the value the
 distance is measured from ("… of **Fritzlar airfield**") gets a node of its own — it is
 not joined to the answer by a property path, it is near it — and both nodes' geometries
 are compared.
@@ -32,8 +32,8 @@ from enum import Enum
 
 from navqa.model.iri import IRI, local_name
 from navqa.online.context import SchemaContext
-from navqa.online.lexicon import Phenomenon, pattern
-from navqa.online.synth_plan import Direction, OrderKey, Plan
+from navqa.online.reading.lexicon import Phenomenon, pattern
+from navqa.online.synthesis.plan import Direction, OrderKey, Plan
 from navqa.online.values import GroundedValue
 
 __all__ = ["GEO", "SpatialConstraint", "SpatialKind", "geometry_property", "measured_from",

@@ -12,11 +12,11 @@ the context allows (the active ontology), so it cannot produce an unmapped term:
    property it becomes a date range); a property one hop away, on a reified fact, joins
    that fact, at the coarsest grain when several offer it; string
    patterns ("a name starting with 'Cec'") become ``STRSTARTS``/``STRENDS``/``CONTAINS``
-   FILTERs on the target (:mod:`navqa.online.synth_strings`);
+   FILTERs on the target (:mod:`navqa.online.synthesis.strings`);
 4. boolean data properties the question names become constants (``false`` after
    "not"/"no"/"without");
 5. the **answer form** follows the question's structure
-   (:func:`navqa.online.question_shape.parse_shape`): "how many" → ``COUNT(DISTINCT ?t)``,
+   (:func:`navqa.online.reading.question_shape.parse_shape`): "how many" → ``COUNT(DISTINCT ?t)``,
    per group ("… does each Y have") with ``GROUP BY`` the group's name (ordered by the
    count when asked); an ordering → ``ORDER BY`` on the property it names, ``LIMIT 1`` for
    a superlative, ``LIMIT n`` for "the top n", no limit for "sorted by …"/"from most to
@@ -30,8 +30,8 @@ A constraint is never dropped silently: a value found nowhere is kept as written
 the property where similar values live, else on the name), and a number no property
 matches well goes on the best one of its type (the explanation says so).
 
-The query graph and its rendering live in :mod:`navqa.online.synth_plan`; the cue words
-in :mod:`navqa.online.lexicon`.
+The query graph and its rendering live in :mod:`navqa.online.synthesis.plan`; the cue words
+in :mod:`navqa.online.reading.lexicon`.
 
 Values are always escaped (:func:`navqa.model.terms.escape_string`); nothing from the
 question is pasted into the query text unescaped.
@@ -50,7 +50,6 @@ from navqa.model.answers import EntityAnswer
 from navqa.model.events import Mentions, ValueMention
 from navqa.model.iri import IRI, OWL_THING, RDF_TYPE, XSD, local_name
 from navqa.model.rules import GrammarRule
-from navqa.online.asked_columns import PLACE_WORDS, RANKED_QUANTITY
 from navqa.online.context import (
     BOOLEAN,
     DATES,
@@ -61,7 +60,9 @@ from navqa.online.context import (
     normal,
 )
 from navqa.online.expansion import Subgraph
-from navqa.online.lexicon import (
+from navqa.online.linking import Linking
+from navqa.online.reading.asked_columns import PLACE_WORDS, RANKED_QUANTITY
+from navqa.online.reading.lexicon import (
     Phenomenon,
     aggregate_of,
     pattern,
@@ -69,13 +70,12 @@ from navqa.online.lexicon import (
     superlative_direction,
     words,
 )
-from navqa.online.linking import Linking
-from navqa.online.question_shape import (
+from navqa.online.reading.question_shape import (
     Ordering,
     QuestionShape,
     parse_shape,
 )
-from navqa.online.synth_columns import (
+from navqa.online.synthesis.columns import (
     attribute_phrase,
     column_score,
     columns_after_attribute,
@@ -84,29 +84,29 @@ from navqa.online.synth_columns import (
     names_class_only,
     word_overlap,
 )
-from navqa.online.synth_counting import bound_by_count, count_per_year, rank_by_count
-from navqa.online.synth_negation import (
+from navqa.online.synthesis.counting import bound_by_count, count_per_year, rank_by_count
+from navqa.online.synthesis.negation import (
     before_negation,
     is_negated,
     negate_relation,
     negate_since,
 )
-from navqa.online.synth_plan import OrderKey, Plan, literal, render, year_range
-from navqa.online.synth_relations import (
+from navqa.online.synthesis.plan import OrderKey, Plan, literal, render, year_range
+from navqa.online.synthesis.relations import (
     place_record_column,
     place_relation_column,
     record_column,
     relation_column,
 )
-from navqa.online.synth_spatial import (
+from navqa.online.synthesis.spatial import (
     geometry_property,
     measured_from,
     parse_spatial,
     place_spatial,
     project_distance,
 )
-from navqa.online.synth_strings import add_string_filters
-from navqa.online.synth_validity import only_current
+from navqa.online.synthesis.strings import add_string_filters
+from navqa.online.synthesis.validity import only_current
 from navqa.online.values import GroundedValue, UnmatchedValue
 
 __all__ = ["OfflineSynthesizer", "Plan", "literal", "render", "used_terms"]
@@ -352,7 +352,7 @@ class OfflineSynthesizer:
         if shape.yes_no:
             plan.ask = True
             return plan
-        if plan.having:  # grouped by a bound on a count (synth_counting.bound_by_count)
+        if plan.having:  # grouped by a bound on a count (synthesis.counting.bound_by_count)
             return plan
         # "Which X has the most Y?": ranked by a count of Y, when Y names a class
         if shape.count_rank is not None and GrammarRule.COUNT_RANK not in self.disabled \

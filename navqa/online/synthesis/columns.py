@@ -1,6 +1,6 @@
 """Answer columns of the offline synthesizer: which data property an asked column may be.
 
-Helpers of :class:`~navqa.online.synth_offline.OfflineSynthesizer` for projection lists
+Helpers of :class:`~navqa.online.synthesis.offline.OfflineSynthesizer` for projection lists
 ("the scientific and common names of …", "…, with their description when there is one")
 and for an attribute asked of a named entity ("What is the short name of X?"):
 
@@ -21,9 +21,9 @@ import re
 from collections.abc import Collection
 
 from navqa.model.iri import IRI, local_name
-from navqa.online.asked_columns import names_the_entity, projections
 from navqa.online.context import SchemaContext
-from navqa.online.lexicon import Phenomenon, words
+from navqa.online.reading.asked_columns import names_the_entity, projections
+from navqa.online.reading.lexicon import Phenomenon, words
 
 _NAMING = {w for p in (Phenomenon.NAME_PROPERTY, Phenomenon.CODE_PROPERTY) for w in words(p)}
 _NAMING |= {w + "s" for w in _NAMING}

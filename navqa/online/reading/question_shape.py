@@ -1,7 +1,7 @@
 """The parsed structure of a question: what it asks for and how, not what it is about.
 
 :func:`parse_shape` reads the form of the question from general cue words
-(:mod:`navqa.online.lexicon`) and sentence structure:
+(:mod:`navqa.online.reading.lexicon`) and sentence structure:
 
 * **projection list** — further answer columns besides the entity ("the name *and* the
   depth of each …", "… along with their operator");
@@ -24,8 +24,14 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 
 from navqa.model.events import QuestionCues
-from navqa.online.asked_columns import optional_columns, projections
-from navqa.online.lexicon import NUMBER_VALUES, Phenomenon, pattern, superlative_direction, words
+from navqa.online.reading.asked_columns import optional_columns, projections
+from navqa.online.reading.lexicon import (
+    NUMBER_VALUES,
+    Phenomenon,
+    pattern,
+    superlative_direction,
+    words,
+)
 
 
 class Direction(Enum):

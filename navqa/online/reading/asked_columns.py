@@ -3,8 +3,8 @@
 A question may ask several things of each answer: its name *and* a value ("the fields and
 their operators", "…, and what is their depth?"). This module reads the phrases naming
 those columns from the sentence's structure and general cue words
-(:mod:`navqa.online.lexicon`); which property each phrase is, is decided later by the
-synthesizer (:mod:`navqa.online.synth_columns`). It knows nothing of a VKG.
+(:mod:`navqa.online.reading.lexicon`); which property each phrase is, is decided later by the
+synthesizer (:mod:`navqa.online.synthesis.columns`). It knows nothing of a VKG.
 
 Where a list of asked columns begins:
 
@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from navqa.online.lexicon import Phenomenon, pattern, words
+from navqa.online.reading.lexicon import Phenomenon, pattern, words
 
 __all__ = [
     "RANKED_QUANTITY",

@@ -30,7 +30,7 @@ from dataclasses import dataclass, replace
 
 from navqa.model.iri import IRI, OWL_THING, local_name
 from navqa.online.context import Neighbour, SchemaContext
-from navqa.online.synth_plan import Plan, Triple
+from navqa.online.synthesis.plan import Plan, Triple
 
 __all__ = ["RecordColumn", "RelationColumn", "place_record_column", "place_relation_column",
            "record_column", "relation_column"]

@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 from navqa.backends.protocols import LLM
 from navqa.model.events import Mentions, QuestionCues, StringMatch, ValueMention
 from navqa.model.llm import Message
-from navqa.online.lexicon import (
+from navqa.online.reading.lexicon import (
     NUMBER_VALUES,
     Phenomenon,
     pattern,
@@ -29,7 +29,7 @@ from navqa.online.lexicon import (
     superlative_direction,
     words,
 )
-from navqa.online.question_shape import unbounded_order
+from navqa.online.reading.question_shape import unbounded_order
 
 STOP = words(Phenomenon.STOPWORD)
 # Words that are about the question's form rather than its content.

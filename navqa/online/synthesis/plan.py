@@ -17,7 +17,7 @@ from navqa.model.iri import IRI, XSD, local_name
 from navqa.model.rules import GrammarRule
 from navqa.model.terms import escape_string
 from navqa.online.context import SchemaContext
-from navqa.online.question_shape import Direction
+from navqa.online.reading.question_shape import Direction
 
 Triple = tuple[str, str, str]
 

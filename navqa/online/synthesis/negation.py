@@ -1,7 +1,7 @@
 """Negated relations: what the answers must *not* be related to.
 
 Two forms of the same phenomenon (:attr:`Phenomenon.NEGATION` of
-:mod:`navqa.online.lexicon`), both rendered as ``MINUS`` (Ontop 5.1.2 rejects
+:mod:`navqa.online.reading.lexicon`), both rendered as ``MINUS`` (Ontop 5.1.2 rejects
 ``FILTER NOT EXISTS``):
 
 * a **negated value** — "expressed in the midgut *but not in the brain*", "lines not
@@ -33,8 +33,8 @@ import numpy as np
 
 from navqa.model.iri import IRI, OWL_THING, humanize, local_name
 from navqa.online.context import SchemaContext, normal
-from navqa.online.lexicon import Phenomenon, pattern, words
-from navqa.online.synth_plan import Plan
+from navqa.online.reading.lexicon import Phenomenon, pattern, words
+from navqa.online.synthesis.plan import Plan
 
 __all__ = ["before_negation", "is_negated", "negate_since", "negated_phrase", "negate_relation"]
 

@@ -27,8 +27,8 @@ import re
 
 from navqa.model.iri import IRI, local_name, split_words
 from navqa.online.context import DATES, SchemaContext
-from navqa.online.lexicon import Phenomenon, pattern, words
-from navqa.online.synth_plan import Plan
+from navqa.online.reading.lexicon import Phenomenon, pattern, words
+from navqa.online.synthesis.plan import Plan
 
 __all__ = ["asks_present", "end_of_validity", "only_current"]
 

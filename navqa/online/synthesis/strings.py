@@ -1,7 +1,7 @@
 """String-pattern constraints of the offline synthesizer: prefixes, suffixes, substrings.
 
 "Which genes have a name starting with 'Cec'?" asks for every gene whose name starts
-with "Cec", not for the one gene named "Cec2": :mod:`navqa.online.mentions` marks such a
+with "Cec", not for the one gene named "Cec2": :mod:`navqa.online.reading.mentions` marks such a
 value with its :class:`~navqa.model.events.StringMatch` and the phrase naming the
 property ("name", "description"); value grounding leaves it alone; here it becomes
 
@@ -11,7 +11,7 @@ property ("name", "description"); value grounding leaves it alone; here it becom
 the phrase names (by similarity, as the other constraints of the synthesizer are
 placed), else on its name property. Case is ignored, unless the mention says the pattern
 is case-sensitive (a quoted pattern with capitals, copied as stored). The pattern is
-escaped (:func:`navqa.online.synth_plan.literal`).
+escaped (:func:`navqa.online.synthesis.plan.literal`).
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ import re
 from navqa.model.events import Mentions, StringMatch, ValueMention
 from navqa.model.iri import IRI, local_name
 from navqa.online.context import STRINGS, SchemaContext
-from navqa.online.lexicon import Phenomenon, words
-from navqa.online.synth_plan import Plan, literal
+from navqa.online.reading.lexicon import Phenomenon, words
+from navqa.online.synthesis.plan import Plan, literal
 
 __all__ = ["LEXICAL_BONUS", "MIN_SIMILARITY", "add_string_filters", "pattern_filter",
            "pattern_property"]

@@ -1,7 +1,7 @@
 """Counting shapes of the offline synthesizer: answers ranked, bounded or grouped by a count.
 
-Three shapes, read by :mod:`navqa.online.question_shape` and placed here on a
-:class:`~navqa.online.synth_plan.Plan`:
+Three shapes, read by :mod:`navqa.online.reading.question_shape` and placed here on a
+:class:`~navqa.online.synthesis.plan.Plan`:
 
 * **ranking by a count** ("Which X has drilled the most Y?", "the five X with the
   largest number of Y, and how many?") → ``GROUP BY`` the answer's name, ``ORDER BY``
@@ -31,9 +31,9 @@ from dataclasses import dataclass
 
 from navqa.model.iri import IRI, OWL_THING, local_name
 from navqa.online.context import DATES, NUMERIC, Neighbour, SchemaContext, stems
-from navqa.online.lexicon import Phenomenon, words
-from navqa.online.question_shape import CountBound, CountRank
-from navqa.online.synth_plan import OrderKey, Plan
+from navqa.online.reading.lexicon import Phenomenon, words
+from navqa.online.reading.question_shape import CountBound, CountRank
+from navqa.online.synthesis.plan import OrderKey, Plan
 
 __all__ = ["CountedClass", "PathFinder", "bound_by_count", "count_per_year",
            "counted_class", "rank_by_count"]

@@ -33,8 +33,8 @@ from typing import Any, NamedTuple
 from navqa.model.events import AnswerKind, Mentions
 from navqa.model.iri import IRI
 from navqa.online.context import SchemaContext
-from navqa.online.lexicon import Phenomenon, words
-from navqa.online.mentions import STOP
+from navqa.online.reading.lexicon import Phenomenon, words
+from navqa.online.reading.mentions import STOP
 
 _HEAD = re.compile(
     r"^\W*(?:in\s+|on\s+|at\s+|from\s+|by\s+|for\s+|to\s+)?(?:which|what|how\s+many)\s+"
