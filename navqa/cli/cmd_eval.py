@@ -64,8 +64,11 @@ _DATASET = typer.Option(None, "--dataset", dir_okay=False,
 _SPLIT = typer.Option(None, "--split",
                       help="dev (the manifest's questions, the default: rules are written "
                            "on it), validation (datasets/<vkg>/questions-validation.jsonl: "
-                           "rules are kept or dropped by it) or test "
-                           "(datasets/<vkg>/questions-test.jsonl: frozen, report only).")
+                           "rules are kept or dropped by it), test "
+                           "(datasets/<vkg>/questions-test.jsonl: frozen, report only), "
+                           "dev-blind and validation-blind (questions-dev-blind.jsonl and "
+                           "questions-validation-blind.jsonl: written blind like test, rules "
+                           "are written on the first and kept or dropped by the second).")
 _ENTITY_ANSWER = typer.Option(
     None, "--entity-answer",
     help="How an entity answer is projected: entity (its IRI and its label, the default) or "
@@ -197,7 +200,7 @@ def _run(ctx: typer.Context, *, vkg: str | None, dataset: Path | None, split: st
     if llm is not None and llm not in ("none", "openai"):
         raise typer.BadParameter("use none or openai", param_hint="--llm")
     if split is not None and split not in SPLITS:
-        raise typer.BadParameter("use dev, validation or test", param_hint="--split")
+        raise typer.BadParameter("use " + ", ".join(SPLITS), param_hint="--split")
     if split is not None and dataset is not None:
         raise typer.BadParameter("give --split or --dataset, not both", param_hint="--split")
     if entity_answer is not None and entity_answer not in tuple(EntityAnswer):

@@ -30,8 +30,12 @@ Splits (:class:`Split`): a VKG's manifest lists its *dev* question files
 (``questions = [...]``, normally ``datasets/<vkg>/questions.jsonl``: rules are written on
 them); the *validation* split is ``questions-validation.jsonl`` next to the first of them
 (rules are kept or dropped by it), the *test* split ``questions-test.jsonl`` (frozen,
-written without seeing the system, reported and never used to decide). Both are optional:
-asking for a split that does not exist is an error. Any other file is ``custom``.
+written without seeing the system, reported and never used to decide). The *blind* dev and
+validation splits (``questions-dev-blind.jsonl``, ``questions-validation-blind.jsonl``) were
+written like the test split, by helpers who never saw the system, and split in two by id
+parity: rules are written on the first and kept or dropped by the second, so a rule is
+judged on phrasing nobody here chose. All but dev are optional: asking for a split that
+does not exist is an error. Any other file is ``custom``.
 """
 
 from __future__ import annotations
@@ -79,6 +83,11 @@ class Split(StrEnum):
     """Rules are kept or dropped by it."""
     TEST = "test"
     """Reported only: never read, never used to decide."""
+    DEV_BLIND = "dev-blind"
+    """Written blind like the test split; rules are written on it."""
+    VALIDATION_BLIND = "validation-blind"
+    """Written blind with :attr:`DEV_BLIND` (the other half by id parity); rules are kept or
+    dropped by it, its questions are not read."""
     CUSTOM = "custom"
     """Files given by the user (``--dataset``)."""
 
@@ -319,9 +328,11 @@ def load_questions(*paths: Path | str, check_sparql: bool = True) -> QuestionSet
 
 
 SPLIT_FILES = {Split.VALIDATION: "questions-validation.jsonl",
-               Split.TEST: "questions-test.jsonl"}
+               Split.TEST: "questions-test.jsonl",
+               Split.DEV_BLIND: "questions-dev-blind.jsonl",
+               Split.VALIDATION_BLIND: "questions-validation-blind.jsonl"}
 """The file of each split beside the manifest's first (dev) question file."""
-SPLITS = (Split.DEV, Split.VALIDATION, Split.TEST)
+SPLITS = (Split.DEV, Split.VALIDATION, Split.TEST, Split.DEV_BLIND, Split.VALIDATION_BLIND)
 """The splits ``--split`` takes."""
 
 
@@ -331,14 +342,15 @@ def default_question_files(vkg: str, split: Split | str = Split.DEV) -> list[Pat
 
     Raises:
         EvaluationError: the manifest lists no question file, the split has no file, or
-            ``split`` is not ``dev``, ``validation`` or ``test``.
+            ``split`` is not one of :data:`SPLITS`.
         DatasetError: unknown dataset.
     """
     from navqa.runtime.datasets import load_manifest
     from navqa.runtime.paths import repo_root
 
     if split not in SPLITS:
-        raise EvaluationError(f"unknown split {split!r}; use dev, validation or test")
+        raise EvaluationError(f"unknown split {split!r}; use one of "
+                              + ", ".join(SPLITS))
     manifest = load_manifest(vkg)
     if not manifest.questions:
         raise EvaluationError(f"dataset {vkg!r} lists no question file in its manifest",
@@ -368,7 +380,7 @@ def split_convention(vkg: str, split: Split | str = Split.DEV) -> EntityAnswer |
 
 def load_split(vkg: str, split: Split | str = Split.DEV, *,
                check_sparql: bool = True) -> QuestionSet:
-    """Load a VKG's ``dev``, ``validation`` or ``test`` questions
+    """Load the questions of one of a VKG's :data:`SPLITS`
     (see :func:`default_question_files`)."""
     files = default_question_files(vkg, split)
     qs = load_questions(*files, check_sparql=check_sparql)

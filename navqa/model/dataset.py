@@ -105,8 +105,9 @@ class DatasetManifest(_Strict):
     ontop: OntopSettings = Field(default_factory=OntopSettings)
     questions: tuple[str, ...] = ()
     answers: dict[str, EntityAnswer] = Field(default_factory=dict)
-    """The answer convention each question split (``dev``, ``validation``, ``test``) was
-    written in (:mod:`navqa.model.answers`); a split not listed uses the default."""
+    """The answer convention each question split (``dev``, ``validation``, ``test``,
+    ``dev-blind``, ``validation-blind``) was written in (:mod:`navqa.model.answers`); a split
+    not listed uses the default."""
 
     def file(self, role: FileRole) -> DatasetFile:
         """The first file with ``role``.

@@ -2,9 +2,12 @@
 (``datasets/npd/questions.jsonl``, the set the system's rules are written on), the
 **validation** split (``questions-validation.jsonl``: rules are kept or dropped by it) and the
 frozen **test** split (``questions-test.jsonl``, written by a helper that saw only the
-ontology, the mappings and the data; report only).
+ontology, the mappings and the data; report only), and the two **blind** halves
+(``questions-dev-blind.jsonl``, odd ids, rules are written on it;
+``questions-validation-blind.jsonl``, even ids, rules are kept or dropped by it), written by
+helpers under the test split's procedure.
 
-Every gold query of the three splits is run on the NPD VKG served by Ontop over the loaded database:
+Every gold query of the five splits is run on the NPD VKG served by Ontop over the loaded database:
 
 * each SPARQL query parses and is non-empty (ASK: answers ``true`` unless the line
   records ``"answer": false``);
@@ -28,6 +31,7 @@ from collections.abc import Callable, Iterator
 from datetime import date, datetime
 from decimal import Decimal
 from functools import cache
+from itertools import combinations
 from pathlib import Path
 from typing import Any
 
@@ -42,12 +46,17 @@ pytestmark = [pytest.mark.npd, pytest.mark.ontop, pytest.mark.postgres]
 REPO = Path(__file__).resolve().parents[2]
 #: The split a file holds is its name: dev = questions.jsonl, validation =
 #: questions-validation.jsonl (the test split until 2026-12-07, hence its npd-tNNN ids),
-#: test = questions-test.jsonl.
+#: test = questions-test.jsonl; dev-blind and validation-blind = the odd and even ids of the
+#: questions written blind after the test split (npd-bNNN).
 SPLITS = {"dev": REPO / "datasets" / "npd" / "questions.jsonl",
           "validation": REPO / "datasets" / "npd" / "questions-validation.jsonl",
-          "test": REPO / "datasets" / "npd" / "questions-test.jsonl"}
-ID_PATTERN = {"dev": r"npd-\d{3}", "validation": r"npd-t\d{3}", "test": r"npd-h\d{3}"}
-MIN_LINES = {"dev": 85, "validation": 60, "test": 100}
+          "test": REPO / "datasets" / "npd" / "questions-test.jsonl",
+          "dev-blind": REPO / "datasets" / "npd" / "questions-dev-blind.jsonl",
+          "validation-blind": REPO / "datasets" / "npd" / "questions-validation-blind.jsonl"}
+ID_PATTERN = {"dev": r"npd-\d{3}", "validation": r"npd-t\d{3}", "test": r"npd-h\d{3}",
+              "dev-blind": r"npd-b\d{2}[13579]", "validation-blind": r"npd-b\d{2}[02468]"}
+MIN_LINES = {"dev": 85, "validation": 60, "test": 100, "dev-blind": 30,
+             "validation-blind": 30}
 
 NPDV = "http://sws.ifi.uio.no/vocab/npd-v2#"
 NPD_DATA = "http://sws.ifi.uio.no/data/npd-v2/"
@@ -73,8 +82,8 @@ def split_questions(split: str) -> tuple[dict[str, Any], ...]:
 
 @cache
 def questions() -> tuple[dict[str, Any], ...]:
-    """All splits: every per-question check runs on dev, validation and test alike."""
-    return split_questions("dev") + split_questions("validation") + split_questions("test")
+    """All splits: every per-question check runs on each split alike."""
+    return tuple(q for split in SPLITS for q in split_questions(split))
 
 
 def ids(items: tuple[dict[str, Any], ...]) -> list[str]:
@@ -291,8 +300,23 @@ def test_test_split_spread() -> None:
     assert s["sql"] == s["total"], "every test question has its SQL cross-check"
 
 
-@pytest.mark.parametrize(("first", "second"),
-                         [("dev", "validation"), ("dev", "test"), ("validation", "test")])
+@pytest.mark.parametrize("split", ["dev-blind", "validation-blind"])
+def test_blind_halves_spread(split: str) -> None:
+    """Each blind half (written like the test split, 2026-12-07, and halved by id parity)
+    asks mostly multi-column questions, covers the common kinds, and has an SQL
+    cross-check on every line. Counts only."""
+    items = split_questions(split)
+    s = spread(items)
+    kinds = Counter(k for q in items for k in question_kinds(q))
+    for kind in ("projections", "per-entity-count", "having", "negation", "optional"):
+        assert kinds[kind] >= 2, (kind, kinds)
+    assert kinds["projections"] >= len(items) // 2, kinds
+    assert s["hops1"] >= 20 and s["hops2"] >= 5, s
+    assert s.get("trap", 0) >= 2, s
+    assert s["sql"] == s["total"], "every blind question has its SQL cross-check"
+
+
+@pytest.mark.parametrize(("first", "second"), list(combinations(sorted(SPLITS), 2)))
 def test_splits_share_no_ids_or_questions(first: str, second: str) -> None:
     """Ids are unique across the splits, and no question repeats one of another split."""
     def key(text: str) -> str:

@@ -73,10 +73,19 @@ def term_str(t: Term | None) -> str | None:
 #: (rules are kept or dropped by it; it was the test split until 2026-12-07, hence its
 #: ``<vkg>-tNNN`` ids); ``questions-test.jsonl`` is **test** (frozen, written by a helper that
 #: saw only the ontology, the mappings and the data; ids ``<vkg>-hNNN``; report only).
+#: ``questions-dev-blind.jsonl`` and ``questions-validation-blind.jsonl`` are the two halves
+#: (by id parity, ids ``<vkg>-bNNN``) of questions written blind like the test split: rules
+#: are written on the first (**dev-blind**) and kept or dropped by the second
+#: (**validation-blind**).
 SPLIT_FILES = {"dev": "questions.jsonl", "validation": "questions-validation.jsonl",
-               "test": "questions-test.jsonl"}
+               "test": "questions-test.jsonl", "dev-blind": "questions-dev-blind.jsonl",
+               "validation-blind": "questions-validation-blind.jsonl"}
+#: The held-out splits (every split but dev), each checked by :func:`held_out_problems`.
+HELD_OUT_SPLITS = ("validation", "test", "dev-blind", "validation-blind")
 #: The letter after ``<vkg>-`` in the ids of each held-out split.
-ID_LETTER = {"validation": "t", "test": "h"}
+ID_LETTER = {"validation": "t", "test": "h", "dev-blind": "b", "validation-blind": "b"}
+#: The id parity of each blind half: odd numbers are dev-blind, even validation-blind.
+BLIND_PARITY = {"dev-blind": 1, "validation-blind": 0}
 
 
 def split_path(vkg: str, split: str) -> Path:
@@ -152,14 +161,15 @@ def held_out_problems(
     object_properties: frozenset[str],
     split: str = "validation",
 ) -> list[str]:
-    """Everything wrong with a VKG's held-out split (``validation`` or ``test``), as
+    """Everything wrong with a VKG's held-out split (one of :data:`HELD_OUT_SPLITS`), as
     readable lines (empty: fine).
 
     The split is disjoint from ``dev`` (the other splits' questions: ids, question texts),
-    has at least ``min_lines`` lines with ids ``<vkg>-tNNN`` (validation) or ``<vkg>-hNNN``
-    (test), an SQL cross-check on every line, ``hops`` and ``features`` equal
-    to the evaluation harness's reading of the gold query, ASK questions with at least one
-    recorded false answer, and at least one question of each of ``kinds``.
+    has at least ``min_lines`` lines with ids ``<vkg>-tNNN`` (validation), ``<vkg>-hNNN``
+    (test) or ``<vkg>-bNNN`` (the blind halves, odd or even), an SQL cross-check on every
+    line, ``hops`` and ``features`` equal to the evaluation harness's reading of the gold
+    query, ASK questions with at least one recorded false answer, and at least one question
+    of each of ``kinds``.
     """
     from rdflib.plugins.sparql import prepareQuery
 
@@ -177,6 +187,8 @@ def held_out_problems(
         qid = q["id"]
         if not re.fullmatch(rf"{vkg}-{ID_LETTER[split]}\d{{3}}", qid) or q["vkg"] != vkg:
             problems.append(f"{qid}: id or vkg")
+        elif split in BLIND_PARITY and int(qid[-3:]) % 2 != BLIND_PARITY[split]:
+            problems.append(f"{qid}: in the wrong blind half (odd ids are dev-blind)")
         if not set(q) <= HELD_OUT_KEYS or "sql" not in q:
             problems.append(f"{qid}: keys {sorted(set(q))}")
         shape = analyse_query(q["sparql"], object_properties=object_properties)

@@ -17,7 +17,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from gold_compare import bag, held_out_problems, load_questions, norm, split_path
+from gold_compare import HELD_OUT_SPLITS, bag, held_out_problems, load_questions, norm, split_path
 from rdflib import Graph, Namespace
 from rdflib.plugins.sparql import prepareQuery
 
@@ -178,9 +178,9 @@ def test_sib_examples_that_fit_the_subset(bgee) -> None:
 
 
 QUESTIONS = load_questions(repo_root() / "datasets" / "bgee" / "questions.jsonl")
-VALIDATION_QUESTIONS = load_questions(split_path("bgee", "validation"))
-TEST_QUESTIONS = load_questions(split_path("bgee", "test"))
-HELD_OUT = VALIDATION_QUESTIONS + TEST_QUESTIONS
+#: Every held-out split's questions (gold_compare.HELD_OUT_SPLITS).
+SPLIT_QUESTIONS = {split: load_questions(split_path("bgee", split)) for split in HELD_OUT_SPLITS}
+HELD_OUT = [q for split in HELD_OUT_SPLITS for q in SPLIT_QUESTIONS[split]]
 
 
 def test_question_file_is_well_formed() -> None:
@@ -198,18 +198,29 @@ def test_question_file_is_well_formed() -> None:
     assert {f for q in QUESTIONS for f in q["features"]} == features
 
 
-@pytest.mark.parametrize("split", ["validation", "test"])
+#: Lines each held-out split has at least; each blind half is half of one helper's file.
+MIN_LINES = {"validation": 30, "test": 50, "dev-blind": 15, "validation-blind": 15}
+#: The question kinds (gold_compare.question_kinds) each held-out split must show: the
+#: validation and test splits all those of the held-out issues; each blind half, written
+#: to the same brief but half as long, the common ones.
+_ALL_KINDS = {"projections", "unbounded-order", "per-entity-count", "having", "negation",
+              "false-ask", "optional"}
+KINDS = {"validation": _ALL_KINDS, "test": _ALL_KINDS,
+         "dev-blind": {"projections", "per-entity-count", "negation"},
+         "validation-blind": {"projections", "per-entity-count", "negation"}}
+
+
+@pytest.mark.parametrize("split", HELD_OUT_SPLITS)
 def test_held_out_split_is_well_formed(shared_dataset, split: str) -> None:
     from navqa.offline.ontology_parser import parse_ontology
 
     ontology = parse_ontology(shared_dataset("bgee").path("ontology"))
-    items = VALIDATION_QUESTIONS if split == "validation" else TEST_QUESTIONS
-    others = QUESTIONS + (TEST_QUESTIONS if split == "validation" else VALIDATION_QUESTIONS)
+    items = SPLIT_QUESTIONS[split]
+    others = QUESTIONS + [q for q in HELD_OUT if q not in items]
     assert held_out_problems(
         others, items, vkg="bgee", split=split,
-        min_lines=30 if split == "validation" else 50,
-        kinds={"projections", "unbounded-order", "per-entity-count", "having", "negation",
-               "false-ask", "optional"},
+        min_lines=MIN_LINES[split],
+        kinds=KINDS[split],
         object_properties=frozenset(ontology.object_properties)) == []
 
 
