@@ -59,6 +59,16 @@ class GrammarRule(StrEnum):
     """A query that only gives back a value the question states (the name of the entity it
     names: "Who operates the Troll field?" → "TROLL") answers nothing: the next subgraph
     of the rerank whose query asks something else is chosen instead."""
+    RANKED_NOUN = "ranked-noun"
+    """"What is the deepest exploration well Lundin has drilled?": when the noun after a
+    superlative that has a dimension of its own (deepest: depth) names the answer's class,
+    the ordering is by the dimension alone, not by the words of that noun phrase; off,
+    the words around the superlative choose the property together with the dimension."""
+    PLACED_COLUMNS = "placed-columns"
+    """"Which wells did X drill, and how deep are they?": when the best-ranked root's query
+    leaves an asked column unplaced, a lower-ranked root whose query places more of the
+    asked columns, and has an answer, is chosen instead (the search of
+    :mod:`navqa.online.synthesis.scoring`); off, unplaced columns do not count."""
     ENTITY_PHRASE = "entity-phrase"
     """"What is the first station of service X?": an attribute phrase whose head noun names
     the target's class asks for the entity (its name), not for one of its values."""

@@ -73,9 +73,11 @@ from navqa.online.reading.mentions import LLMMentionExtractor, extract_mentions
 from navqa.online.saga.vacuous import detect as detect_vacuous
 from navqa.online.state import AskState
 from navqa.online.strategies import STRATEGIES, Stages, StrategyRegistry, registry
+from navqa.online.synthesis.candidates import enumerate_candidates
 from navqa.online.synthesis.llm import LLMSynthesizer
 from navqa.online.synthesis.offline import OfflineSynthesizer
-from navqa.online.synthesis.plan import Plan, render, restates_value
+from navqa.online.synthesis.plan import Plan, render
+from navqa.online.synthesis.scoring import Evidence, choose
 from navqa.online.synthesis.spatial import GEO, parse_spatial
 from navqa.online.values import (
     CategoricalVocabulary,
@@ -87,6 +89,8 @@ from navqa.online.verbalize import compact_listing, edge_cost, token_count, verb
 
 __all__ = ["STRATEGIES", "AskState", "CountingLLM", "Pipeline", "run_navqa"]
 
+CANDIDATE_ROOTS = 5
+"""How many roots of the rerank the offline query search looks at, at most."""
 GEOMETRY_CHAINS = ((GEO + "hasDefaultGeometry", GEO + "asWKT"),
                    (GEO + "hasGeometry", GEO + "asWKT"))
 """What a spatial question needs shown on its classes: a feature's geometry and its WKT
@@ -546,35 +550,38 @@ class Pipeline:
                                 seconds=time.perf_counter() - t)
 
     def _asking_root(self, st: AskState, ranked: list[IRI]) -> IRI:
-        """The best-ranked root, unless the offline query on it only gives back a value of
-        the question (``synthesis.plan.restates_value``) and does so in the data (one bounded
-        ASK: an empty one is left to the repairs, which may find the path a misplaced name
-        needs); then the next root whose query asks something else (the rule
-        ``restated-value``; the LLM path writes its own query)."""
-        if self.llm is not None or GrammarRule.RESTATED_VALUE in \
-                self.config.pipeline.disabled_rules:
+        """The root whose offline query the search of :mod:`navqa.online.synthesis.scoring`
+        chooses among the first :data:`CANDIDATE_ROOTS` of the rerank: the best-ranked one
+        unless its query only gives back a value of the question (``restated-value``) or
+        leaves asked columns unplaced (``placed-columns``) and another root's query does
+        better and answers. The LLM path writes its own query."""
+        disabled = frozenset(self.config.pipeline.disabled_rules)
+        if self.llm is not None or {GrammarRule.RESTATED_VALUE,
+                                    GrammarRule.PLACED_COLUMNS} <= disabled:
             return ranked[0]
         assert st.mentions is not None and st.linking is not None
-        for i, root in enumerate(ranked):
-            _, plan = self.offline_synth(st.question, st.mentions, st.linking, st.groundings,
-                                         st.subgraphs[root], ungrounded=st.ungrounded)
-            if not restates_value(plan) or not self._answers(plan):
-                if i:
-                    st.rules.add(GrammarRule.RESTATED_VALUE)
-                return root
-        return ranked[0]
+        mentions, linking = st.mentions, st.linking
 
-    def _answers(self, plan: Plan) -> bool:
-        """Whether the plan's query has an answer (``False`` when the ASK fails too: then
-        nothing is known and the root is kept)."""
+        def synthesize(root: IRI) -> tuple[str, Plan]:
+            return self.offline_synth(st.question, mentions, linking, st.groundings,
+                                      st.subgraphs[root], ungrounded=st.ungrounded)
+
+        choice = choose(enumerate_candidates(ranked, synthesize, limit=CANDIDATE_ROOTS),
+                        self._evidence, disabled)
+        st.rules |= choice.rules
+        return choice.chosen.candidate.root
+
+    def _evidence(self, plan: Plan) -> Evidence:
+        """Whether the plan's query has an answer (one bounded ASK; unknown when the
+        endpoint refuses or times out)."""
         try:
             res = self.endpoint.ask(render(self.ctx.prefixes, replace(plan, ask=True)),
                                     timeout=self.config.runtime.value_probe_timeout_s)
         except EndpointUnreachableError:
             raise
         except EndpointError:
-            return False
-        return bool(res.value)
+            return Evidence.UNKNOWN
+        return Evidence.ANSWERS if res.value else Evidence.EMPTY
 
     def synthesize(self, st: AskState, feedback: str | None = None) -> Iterator[Event]:
         """Write the query (LLM or offline) and check it."""

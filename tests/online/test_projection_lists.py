@@ -130,6 +130,29 @@ def test_the_optional_cue_names_no_column() -> None:
     # clause may be followed by another one
     ("For each line, give its name along with the station where it starts and the "
      "station where it ends.", ("station starts", "station ends")),
+    # a verb listing columns after a leading "for each X," clause (no possessive needed)
+    ("For every line in 1990, list the length, the operator and the terminus.",
+     ("length", "operator", "terminus")),
+    # a later sentence asking for values of the answers
+    ("Which trains stop at Ashby? Include the departure time.", ("departure time",)),
+    ("Which depots are in Fenland? Also give the capacity.", ("capacity",)),
+    # a possessive list set off by a comma needs no verb; a plural ends a noun phrase
+    ("List the drivers, their licence numbers and hire dates.",
+     ("licence numbers", "hire dates")),
+    # "too" is no part of the column
+    ("Which lines cross the Ouse; give their length too.", ("length",)),
+    # a bare quantity noun stands for the ranked quantity
+    ("Which line has the most stations, and what is the figure?", (RANKED_QUANTITY,)),
+    ("Top 3 lines by length, with the values", (RANKED_QUANTITY,)),
+    # one column read twice (a possessive item and a relative clause) is one column
+    ("What is the longest line? Show its length and the year it was opened.",
+     ("length", "year opened")),
+    # a list of columns about each answer after "with the"
+    ("Show the trains of line 4, with the train number and the start and end time of "
+     "each run.", ("train number", "start time", "end time")),
+    # a relative column after "in which it …"
+    ("Which stations does line 4 serve, with the order in which it serves them?",
+     ("order serves",)),
 ])
 def test_every_form_of_a_projection_list(question: str, columns: tuple[str, ...]) -> None:
     assert projections(question) == columns
@@ -142,6 +165,9 @@ def test_every_form_of_a_projection_list(question: str, columns: tuple[str, ...]
     "How many stations are in Ashby and in Fenland?",
     "List the lines with a length above 20 km.",              # a restriction, not a column
     "Which lines start in Ashby, and how many?",              # a count
+    "Which lines leave Ashby? Give the stations.",            # the answers named again
+    "For each line, list the stations.",                      # one noun: the answers
+    "Which line is the longest and deepest?",                 # coordinated superlatives
 ])
 def test_what_is_no_projection_list(question: str) -> None:
     assert projections(question) == ()

@@ -67,14 +67,30 @@ _ASK_VERB = pattern(Phenomenon.COLUMN_VERB)
 # "(list) the names, depths and ages of …", "what are the name and status of …"
 _HEAD_LIST = re.compile(rf"^\W*(?:{_ASK_VERB}|what\s+(?:are|were|is|was))\s+(?:me\s+)?"
                         r"(?P<rest>.*)$", re.I | re.S)
-# "… give their names and depths", "what are their depths?"
-_POSSESSIVE_LIST = re.compile(rf"(?:{_ASK_VERB}|what\s+(?:are|were|is|was))\s+(?:me\s+)?"
-                              r"(?=(?:their|its)\b)", re.I)
+# "… give their names and depths", "what are their depths?", "List the members, their
+# emails and join dates" (a possessive list set off by a comma needs no verb)
+_POSSESSIVE_LIST = re.compile(rf"(?:(?:{_ASK_VERB}|what\s+(?:are|were|is|was))\s+(?:me\s+)?"
+                              r"|,\s*)(?=(?:their|its)\b)", re.I)
+# "For every shipment in 2020, list the weight, the origin and the destination": the
+# entity is named by the leading clause, so everything the verb lists is a column
+_PER_CLAUSE_LIST = re.compile(rf"^\W*for\s+(?:each|every|all)\b[^,?.!]*,\s*"
+                              rf"(?:{_ASK_VERB}|what\s+(?:are|were|is|was))\s+(?:me\s+)?"
+                              r"(?=(?:the|a|an)\b)", re.I)
+# "Which trains stop at Leeds? Include the departure time.", "… Also give the capacity.":
+# a later sentence that asks for more values of the answers ("Give the wellbores." after a
+# question may name the answers themselves: only "include", "add" or "also" say "more")
+_NEXT_SENTENCE_LIST = re.compile(rf"[?.!;]\s+(?:please\s+)?(?:include|add|also\s+(?:{_ASK_VERB}))"
+                                 r"\s+(?:me\s+)?(?=(?:the|a|an)\b)", re.I)
 _COMITATIVE = re.compile(pattern(Phenomenon.COMITATIVE), re.I)
+_QUANTITY_NOUNS = words(Phenomenon.QUANTITY_NOUN)
+# "Top 5 fields by reserves, with the volumes": the bare quantity noun after "with the"
+_WITH_QUANTITY = re.compile(rf"\bwith\s+the\s+(?:{pattern(Phenomenon.QUANTITY_NOUN)})\b",
+                            re.I)
 # "… and the medium they carry", "… with the year it opened", "… and the size of their
 # shares": a column named by a clause about the answer (a pronoun) or by "of their X"
 _RELATIVE = re.compile(r"\b(?:and|with)\s+the\s+", re.I)
-_BACK_REFERENCE = re.compile(r"^(?:(?:that|which|where|when)\s+)?(?:it|they|each)\b"
+_BACK_REFERENCE = re.compile(r"^(?:(?:that|which|where|when|(?:in|on|at|by|from|to)\s+which)"
+                             r"\s+)?(?:it|they|each)\b"
                              r"|^of\s+(?:their|its)\s+"
                              r"|^(?:for|to|of|in|with|by|at|behind)\s+(?:each|them|it)\b",
                              re.I)
@@ -124,14 +140,18 @@ def pair_columns(a: str, b: str) -> list[str]:
         ['depths']
         >>> pair_columns("recoverable oil", "gas resources")
         ['recoverable oil', 'recoverable gas resources']
+        >>> pair_columns("email addresses", "join dates")
+        ['email addresses', 'join dates']
     """
     a, b = a.strip(), b.strip()
     aw, bw = a.split(), b.split()
     if len(aw) == 1 and len(bw) >= 2 and not names_the_entity(a):
         return [f"{a} {bw[-1]}", b]
-    if len(aw) == 2 and len(bw) >= 2 and aw[-1] != bw[-1] and not names_the_entity(a):
+    if len(aw) == 2 and len(bw) >= 2 and aw[-1] != bw[-1] and not names_the_entity(a) \
+            and not aw[-1].endswith("s"):
         # "the recoverable oil and gas resources": the modifier before the coordinated
-        # nouns is shared by the second one too
+        # nouns is shared by the second one too; a plural ends a noun phrase of its own
+        # ("email addresses and join dates")
         return [a, f"{aw[0]} {b}"]
     return [p for p in (a, b) if not names_the_entity(p)]
 
@@ -243,6 +263,21 @@ def _possessive_lists(question: str) -> list[str]:
     return out
 
 
+def _listed_after(question: str) -> list[str]:
+    """The columns a verb lists after a leading "for each X," clause (two at least) or at
+    the start of a later sentence that asks for more ("Include the …")."""
+    out: list[str] = []
+    for rx, least in ((_PER_CLAUSE_LIST, 2), (_NEXT_SENTENCE_LIST, 1)):
+        for m in rx.finditer(question):
+            found = _conjuncts(question[m.end():])
+            # "list the names and ages of its wells": a head list; "For each field, list
+            # the wellbores": one noun phrase may be the answers themselves
+            if found.ended == "of" or len(found.items) < least:
+                continue
+            out += _list_columns(found.items, determined=found.determined)
+    return out
+
+
 def _back_referred(item: str, after: str) -> str | None:
     """``item`` named again by the clause ``after`` it when that clause is about the answer
     ("the year it opened": "year opened"; "the size of their shares": "size shares"), so its
@@ -313,7 +348,13 @@ def _relative_columns(question: str) -> list[str]:
     out: list[str] = []
     for m in _RELATIVE.finditer(question):
         found = _conjuncts(question[m.end():])
-        if len(found.items) != 1 or names_the_entity(found.items[0]):
+        if len(found.items) > 1:
+            # "… with the test number and the top and base depth of each test": a list
+            # of columns, each about the answer
+            if _back_referred(found.items[-1], found.rest) is not None:
+                out += _list_columns(found.items, determined=found.determined)
+            continue
+        if not found.items or names_the_entity(found.items[0]):
             continue
         column = _back_referred(found.items[0], found.rest)
         if column is not None:
@@ -334,6 +375,14 @@ def _wh_clause(question: str) -> list[str]:
     hint = _WH_HINT.get(prep) or ("" if wh == "how" else _WH_HINT.get(wh.split()[0], ""))
     return [" ".join([*content[:3], hint]).strip() if content else
             RANKED_QUANTITY if hint == _WH_HINT["how"] else hint]
+
+
+def _ranked_if_bare(phrase: str) -> str:
+    """A column phrase that is a bare quantity noun ("and what is the figure?", "with their
+    values") stands for the quantity the answers were ranked or compared by."""
+    content = [t for t in phrase.split() if t not in _STOP]
+    return RANKED_QUANTITY if content and all(t in _QUANTITY_NOUNS for t in content) \
+        else phrase
 
 
 def projections(question: str) -> tuple[str, ...]:
@@ -358,8 +407,11 @@ def projections(question: str) -> tuple[str, ...]:
     """
     question, _ = _unparenthesized(question)
     found = [*_head_list(question), *_comitatives(question), *_possessive_lists(question),
-           *_relative_columns(question), *_wh_clause(question)]
-    out = list(dict.fromkeys(p.strip().lower() for p in found if p.strip()))
+             *_listed_after(question), *_relative_columns(question), *_wh_clause(question)]
+    found += [RANKED_QUANTITY] * bool(_WITH_QUANTITY.search(question))
+    out = list(dict.fromkeys(_ranked_if_bare(p.strip().lower()) for p in found if p.strip()))
+    # one column read twice ("… the year it was completed": "year" and "year completed")
+    out = [p for p in out if not any(q != p and q.startswith(p + " ") for q in out)]
     low = question.lower()
 
     def at(phrase: str) -> int:  # in the order the question names them

@@ -60,6 +60,7 @@ class Phenomenon(Enum):
     CONJUNCTION = "coordination: both"
     DISJUNCTION = "coordination: either"
     COMITATIVE = "'along with': an extra answer column"
+    QUANTITY_NOUN = "bare noun standing for the ranked or compared quantity: 'the figure'"
     COLUMN_VERB = "imperative asking for listed values: 'give their depths'"
     DISTRIBUTIVE = "distributive modifier of a column: 'their respective shares'"
     AGG_AVG = "aggregate: average"
@@ -113,7 +114,7 @@ LEXICON: tuple[Cue, ...] = (
         could would should will shall may might must also only just still today currently ever
         now both either neither more most less least over under after before between during
         since until within without yet so such own one ones give list show tell find name
-        names""")),
+        names too""")),
     Cue(Phenomenon.FORM_WORD, _w("please whole entire overall total number")),
     Cue(Phenomenon.WH_WORD, ("how many", "how much", "which", "what", "who", "whom", "whose",
                              "when", "where", "in which", "in what", "list", "name", "give",
@@ -172,6 +173,8 @@ LEXICON: tuple[Cue, ...] = (
     Cue(Phenomenon.COMITATIVE, ("along with", "together with", "with their", "with its",
                                 "and their", "and its", "including", "as well as their",
                                 "as well as its")),
+    Cue(Phenomenon.QUANTITY_NOUN, _w("figure figures value values volume volumes amount "
+                                     "amounts quantity quantities")),
     Cue(Phenomenon.COLUMN_VERB, ("list", "give", "show", "name", "provide", "report", "state",
                                  "return", "display", "include", "tell me")),
     Cue(Phenomenon.DISTRIBUTIVE, _w("respective corresponding individual")),

@@ -179,6 +179,16 @@ def _comparator_before(question: str, start: int, end: int | None = None) -> str
     return best[0]
 
 
+def _noun_sense(toks: list[str], i: int) -> bool:
+    """Whether the superlative-looking word ``toks[i]`` is a noun or a coordinated modifier
+    here: "the top and base depth", "the top of the interval" (a superlative coordinated
+    with another one, "the longest and deepest", stays one)."""
+    nxt = toks[i + 1:i + 3]
+    if nxt[:1] == ["of"] and toks[i] == "top":
+        return True
+    return nxt[:1] in (["and"], ["or"]) and len(nxt) == 2 and nxt[1] not in _SUPERLATIVE_WORDS
+
+
 def _cues(question: str) -> QuestionCues:
     q = question.strip().lower()
     wh = next((w for w in _WH if re.match(rf"^\W*{re.escape(w)}\b", q)), None)
@@ -189,9 +199,12 @@ def _cues(question: str) -> QuestionCues:
     word: str | None = None
     # a comparative bound is not a superlative: "at least 99", "at most 3", "no more than"
     scan = re.sub(_COMPARATIVES, " ", q)
-    for w in re.findall(r"[a-z]+", scan):
+    toks = re.findall(r"[a-z]+", scan)
+    for i, w in enumerate(toks):
         # an ordinal ranks in a wh-question ("where is the first …"), not in a count or a
         # request to list ("how many first editions", "list the first names")
+        if _noun_sense(toks, i):
+            continue
         if w in _SUPERLATIVE_WORDS or (w in _ORDINALS and wh in _ORDINAL_WH):
             sup, word = superlative_direction(w), w
             break

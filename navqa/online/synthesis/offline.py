@@ -967,7 +967,10 @@ class OfflineSynthesizer:
         if word and superlative_direction(word) is not None:
             # a superlative word: the quantity is named around it ("the longest line")
             head, _, tail = low.partition(word) if word in low else ("", "", low)
-            text = " ".join(head.split()[-3:] + tail.split()[:4]) + " " + quantity_of(word)
+            after = tail.split()[:4]
+            if quantity_of(word) and self._ranks_the_answer(plan, var, after):
+                after = []  # "the deepest well Lundin drilled": depth, not a well's name
+            text = " ".join(head.split()[-3:] + after) + " " + quantity_of(word)
         else:
             text = word or low
         vec = self._phrase_vec(text)
@@ -988,6 +991,17 @@ class OfflineSynthesizer:
         plan.explain.append(f"order by {self.ctx.compact(prop)} "
                             f"{ordering.direction.value} ({bound})")
         return x
+
+    def _ranks_the_answer(self, plan: Plan, var: str, after: list[str]) -> bool:
+        """Whether the noun after a superlative with a dimension of its own ("deepest":
+        depth) names the answer's class ("the deepest exploration **well**"): then it is
+        what is ranked, and its words (a well's name, its purpose) would only pull the
+        ordering to a property about wells instead of the dimension (grammar rule
+        ``ranked-noun``)."""
+        cls = plan.var_class.get(var)
+        label = normal(self.ctx.label(cls)).split() if cls else []
+        hit = bool(label) and label[-1] in normal(" ".join(after[:3])).split()
+        return hit and self._on(plan, GrammarRule.RANKED_NOUN, hit)
 
     def _names_target(self, plan: Plan, phrase: str) -> bool:
         """Whether the head noun of an attribute phrase names the target's class ("the
