@@ -86,6 +86,15 @@ HELD_OUT_SPLITS = ("validation", "test", "dev-blind", "validation-blind")
 ID_LETTER = {"validation": "t", "test": "h", "dev-blind": "b", "validation-blind": "b"}
 #: The id parity of each blind half: odd numbers are dev-blind, even validation-blind.
 BLIND_PARITY = {"dev-blind": 1, "validation-blind": 0}
+_ALL_KINDS = frozenset({"projections", "unbounded-order", "per-entity-count", "having",
+                        "negation", "false-ask", "optional"})
+#: The question kinds (:func:`question_kinds`) each held-out split must show: the
+#: validation and test splits all those of the held-out issues; each blind half, written
+#: to the same brief but half as long, the common ones.
+HELD_OUT_KINDS = {"validation": _ALL_KINDS, "test": _ALL_KINDS,
+                  "dev-blind": frozenset({"projections", "per-entity-count", "negation"}),
+                  "validation-blind": frozenset({"projections", "per-entity-count",
+                                                 "negation"})}
 
 
 def split_path(vkg: str, split: str) -> Path:

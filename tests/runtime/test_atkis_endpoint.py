@@ -17,7 +17,14 @@
 from __future__ import annotations
 
 import pytest
-from gold_compare import HELD_OUT_SPLITS, bag, held_out_problems, load_questions, split_path
+from gold_compare import (
+    HELD_OUT_KINDS,
+    HELD_OUT_SPLITS,
+    bag,
+    held_out_problems,
+    load_questions,
+    split_path,
+)
 from rdflib.plugins.sparql import prepareQuery
 
 from navqa.errors import EndpointError
@@ -213,14 +220,6 @@ def test_question_file_is_well_formed() -> None:
 
 #: Lines each held-out split has at least; each blind half is half of one helper's file.
 MIN_LINES = {"validation": 20, "test": 30, "dev-blind": 10, "validation-blind": 10}
-#: The question kinds (gold_compare.question_kinds) each held-out split must show: the
-#: validation and test splits all those of the held-out issues; each blind half, written
-#: to the same brief but half as long, the common ones.
-_ALL_KINDS = {"projections", "unbounded-order", "per-entity-count", "having", "negation",
-              "false-ask", "optional"}
-KINDS = {"validation": _ALL_KINDS, "test": _ALL_KINDS,
-         "dev-blind": {"projections", "per-entity-count", "negation"},
-         "validation-blind": {"projections", "per-entity-count", "negation"}}
 
 
 @pytest.mark.parametrize("split", ATKIS_SPLITS)
@@ -233,7 +232,7 @@ def test_held_out_split_is_well_formed(shared_dataset, split: str) -> None:
     assert held_out_problems(
         others, items, vkg="atkis", split=split,
         min_lines=MIN_LINES[split],
-        kinds=KINDS[split],
+        kinds=set(HELD_OUT_KINDS[split]),
         object_properties=frozenset(ontology.object_properties)) == []
     if split == "validation":  # written with spatial questions; the test writer had none
         assert sum("geof:" in q["sparql"] for q in items) >= 3
