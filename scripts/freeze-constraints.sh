@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Rewrite requirements/constraints.txt from the current .venv (after `pip install -e '.[dev,docker,serve]'`).
+# Rewrite requirements/constraints.txt from the current .venv (after `pip install -e '.[dev,docker,serve,st]'`,
+# as `make test` installs it: the pins cover the optional `st` extra too).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 {

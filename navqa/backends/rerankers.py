@@ -1,7 +1,9 @@
 """Three :class:`~navqa.backends.protocols.Reranker` implementations and their factory.
 
 * :class:`CrossEncoderReranker`: a sentence-transformers ``CrossEncoder`` loaded from a
-  **local directory only** (NaVQA used Qwen3-Reranker-8B; nothing is downloaded).
+  **local directory only** (NaVQA used Qwen3-Reranker-8B; nothing is downloaded). It needs
+  the optional ``st`` extra (``pip install 'navqa[st]'``); without it, asking for it is a
+  :class:`~navqa.errors.ConfigError` that says so.
 * :class:`LLMReranker`: one LLM call scores every document at once; the reply is
   validated as ``{"scores": [...]}`` with exactly one number per document (a wrong
   count goes through the LLM seam's single repair call, then fails loudly).
@@ -45,7 +47,8 @@ class CrossEncoderReranker:
         max_length: Token limit per pair (``None`` keeps the model's).
 
     Raises:
-        ConfigError: the directory does not exist, or the model cannot be loaded from it.
+        ConfigError: the directory does not exist, sentence-transformers is not installed
+            (the hint says ``pip install 'navqa[st]'``), or the model cannot be loaded.
     """
 
     def __init__(
@@ -64,17 +67,11 @@ class CrossEncoderReranker:
                 "beforehand; nothing is fetched at run time), or unset it to rerank "
                 "with the LLM or the bi-encoder",
             )
-        from navqa.backends.embedder_st import ensure_offline_env
+        from navqa.backends.embedder_st import require_sentence_transformers
 
-        ensure_offline_env()
+        st = require_sentence_transformers(f"the cross-encoder reranker ({path})")
         try:
-            from sentence_transformers import CrossEncoder
-        except ImportError as e:
-            raise ConfigError(
-                "sentence-transformers is not installed", hint="pip install sentence-transformers"
-            ) from e
-        try:
-            self._model: Any = CrossEncoder(
+            self._model: Any = st.CrossEncoder(
                 str(path), device=device, max_length=max_length, local_files_only=True
             )
         except Exception as e:  # noqa: BLE001 - any load failure is a configuration problem
@@ -214,7 +211,8 @@ def make_reranker(config: NavqaConfig, embedder: Embedder | None, llm: LLM | Non
         llm: The LLM, or ``None`` in offline mode.
 
     Raises:
-        ConfigError: the chosen kind lacks what it needs (a model path, an embedder).
+        ConfigError: the chosen kind lacks what it needs (a model path, an embedder,
+            sentence-transformers for the cross-encoder).
         LLMUnavailableError: ``kind: llm`` without a configured LLM.
     """
     rc = config.reranker

@@ -22,8 +22,10 @@ def doctor(
 ) -> None:
     """Check java, javac, mvn, PostgreSQL, psql, PostGIS, Ontop, the embedding model, Docker.
 
-    Starts nothing and downloads nothing. Exits 1 when something required is missing or
-    broken, naming the package that provides it.
+    Says which encoder runs the embedding model (numpy, or sentence-transformers: the
+    optional st extra, pip install 'navqa[st]'). Starts nothing and downloads nothing.
+    Exits 1 when something required is missing or broken, naming the package that
+    provides it.
     """
     report = run_checks(state(ctx).config)
     if as_json:

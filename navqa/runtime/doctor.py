@@ -5,6 +5,11 @@ server folder, the cache, the installed Python packages) and says which package 
 it. Nothing is started, nothing is downloaded, no model is loaded: the checks are file
 look-ups, one ``java -version`` and the SHA-256 of the cached Ontop jars.
 
+The embedding checks say which encoder runs the configured model — navqa's numpy encoder,
+or sentence-transformers — and whether sentence-transformers (the optional ``st`` extra,
+``pip install 'navqa[st]'``) is installed. It is required only when the model or the
+reranker needs it: a lean install, which runs the default model with numpy, passes.
+
 The checks return typed results; printing them is the CLI's job (``navqa/cli/cmd_doctor.py``).
 """
 
@@ -19,8 +24,10 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from navqa.backends.embedder_factory import EmbedderRuntime, RuntimeChoice, runtime_for_folder
+from navqa.backends.embedder_st import INSTALL_ST
 from navqa.config import NavqaConfig
-from navqa.errors import PostgresError, SetupError
+from navqa.errors import ConfigError, PostgresError, SetupError
 from navqa.runtime.atkis_full import find_shp2pgsql
 from navqa.runtime.ontop_setup import (
     LOCK_PATH,
@@ -105,14 +112,16 @@ def run_checks(config: NavqaConfig) -> DoctorReport:
     """Check every external program and service navqa uses.
 
     Args:
-        config: Supplies ``runtime.java``, ``runtime.cache_dir``, ``runtime.pg_dsn`` and
-            ``embedder.model``.
+        config: Supplies ``runtime.java``, ``runtime.cache_dir``, ``runtime.pg_dsn``, the
+            ``embedder`` section and ``reranker.model_path``.
 
     Returns:
         The report; a problem becomes a check that is missing or broken, never an exception.
     """
     own_server = config.runtime.pg_dsn is None
     java = _check_java(config.runtime.java)
+    model = _check_model(config.embedder.model)
+    encoder, choice = _check_encoder(config, model)
     checks = [
         java,
         _check_javac(config.runtime.java),
@@ -131,10 +140,9 @@ def run_checks(config: NavqaConfig) -> DoctorReport:
               shutil.which("chromedriver"), "chromium-driver", required=False),
         _tool("mariadbd", "the MariaDB server of the other-database tests (tests/databases)",
               shutil.which("mariadbd") or _sbin("mariadbd"), "mariadb-server", required=False),
-        _check_python_package("sentence-transformers", "sentence_transformers",
-                              "embeds descriptions and mentions in index, ask and lint"),
-        _check_python_package("torch", "torch", "runs the embedding model"),
-        _check_model(config.embedder.model),
+        model,
+        encoder,
+        _check_sentence_transformers(config, choice),
         _check_docker(),
     ]
     return DoctorReport(tuple(checks))
@@ -343,16 +351,6 @@ def _spec_dir(module: str) -> Path | None:
     return Path(spec.origin).parent if spec.origin else None
 
 
-def _check_python_package(dist: str, module: str, purpose: str) -> Check:
-    where = _spec_dir(module)
-    if where is None:
-        return Check(dist, purpose, CheckStatus.MISSING, True, Provider.PIP, dist,
-                     detail=f"cannot import {module}",
-                     hint="run scripts/bootstrap.sh (pip install -c requirements/constraints.txt"
-                     " -e .)")
-    return Check(dist, purpose, CheckStatus.FOUND, True, Provider.PIP, dist, location=str(where))
-
-
 def _check_model(model: str) -> Check:
     """The embedding model's files (``embedder.model``); nothing is loaded."""
     purpose = "the embedding model, all-MiniLM-L6-v2 by default"
@@ -396,6 +394,79 @@ def _model_dir(name: str, purpose: str, path: Path, package: str | None) -> Chec
                  location=str(path), detail=what,
                  hint=f"pip install --force-reinstall {package}" if package
                  else "give a complete sentence-transformers model directory")
+
+
+def _model_folder(model: str, model_check: Check) -> Path | None:
+    """The local folder of ``embedder.model`` as the embedder loads it (``None``: a name
+    in the Hugging Face cache, which only sentence-transformers loads)."""
+    if model in _DEFAULT_MODEL_ALIASES:
+        return Path(model_check.location) if model_check.location else None
+    path = Path(model).expanduser()
+    return path if path.is_dir() else None
+
+
+def _check_encoder(config: NavqaConfig,
+                   model_check: Check) -> tuple[Check, RuntimeChoice | None]:
+    """Which runtime runs the configured model, and whether it is installed."""
+    name = "embedding encoder"
+    purpose = "runs the embedding model for index, ask, eval, lint and suggest"
+    cfg = config.embedder
+    if not model_check.ok and cfg.runtime == EmbedderRuntime.AUTO:
+        return Check(name, purpose, CheckStatus.MISSING, False, Provider.PIP, None,
+                     detail="chosen once the embedding model is found",
+                     hint="see the embedding model check"), None
+    folder = _model_folder(cfg.model, model_check)
+    try:
+        choice = runtime_for_folder(cfg, folder)
+    except ConfigError as e:
+        return Check(name, purpose, CheckStatus.BROKEN, True, Provider.PIP, None,
+                     location=str(folder), detail=e.message,
+                     hint="give a complete sentence-transformers model directory"), None
+    if choice.runtime is EmbedderRuntime.NUMPY:
+        absent = [m for m in ("tokenizers", "safetensors", "threadpoolctl")
+                  if _spec_dir(m) is None]
+        if absent:
+            return Check(name, purpose, CheckStatus.MISSING, True, Provider.PIP,
+                         ", ".join(absent), detail=f"numpy encoder: cannot import "
+                         f"{', '.join(absent)}", hint="run scripts/bootstrap.sh (pip install "
+                         "-c requirements/constraints.txt -e .)"), choice
+        return Check(name, purpose, CheckStatus.FOUND, True, Provider.PIP, "navqa",
+                     detail=f"numpy encoder, no torch: {choice.reason}"), choice
+    where = _spec_dir("sentence_transformers")
+    if where is None:
+        return Check(name, purpose, CheckStatus.MISSING, True, Provider.PIP, "navqa[st]",
+                     detail=f"sentence-transformers is needed ({choice.reason}) but not "
+                     "installed", hint=INSTALL_ST), choice
+    return Check(name, purpose, CheckStatus.FOUND, True, Provider.PIP, "navqa[st]",
+                 location=str(where), detail=f"sentence-transformers: {choice.reason}"), choice
+
+
+def _check_sentence_transformers(config: NavqaConfig, choice: RuntimeChoice | None) -> Check:
+    """sentence-transformers and torch: optional unless the reranker needs them.
+
+    The embedder's own need is the encoder check's: it is not counted twice.
+    """
+    name = "sentence-transformers"
+    rc = config.reranker
+    cross_encoder = rc.kind == "cross-encoder" or (rc.kind == "auto" and bool(rc.model_path))
+    if cross_encoder:
+        purpose = "runs the cross-encoder reranker (reranker.model_path)"
+    else:
+        purpose = ("the optional st extra: models the numpy encoder cannot run, torch "
+                   "devices, cross-encoder rerankers")
+    where = _spec_dir("sentence_transformers")
+    if where is None:
+        numpy = choice is not None and choice.runtime is EmbedderRuntime.NUMPY
+        detail = "not installed" + ("; the numpy encoder runs the configured model"
+                                    if numpy else "")
+        return Check(name, purpose, CheckStatus.MISSING, cross_encoder, Provider.PIP,
+                     "navqa[st]", detail=detail, hint=INSTALL_ST)
+    if _spec_dir("torch") is None:
+        return Check(name, purpose, CheckStatus.BROKEN, cross_encoder, Provider.PIP,
+                     "navqa[st]", location=str(where), detail="installed, but torch is not",
+                     hint=INSTALL_ST)
+    return Check(name, purpose, CheckStatus.FOUND, cross_encoder, Provider.PIP, "navqa[st]",
+                 location=str(where))
 
 
 def _check_docker() -> Check:

@@ -2,8 +2,9 @@
 
 The CLI tests run the real command in a subprocess on this machine: once with the full
 environment (everything ``scripts/bootstrap.sh`` installs must be found), once with a PATH
-of symlinks that lacks ``shp2pgsql``. The library tests build broken caches and models on
-disk and check what each check reports.
+of symlinks that lacks ``shp2pgsql``, once as a lean install (sentence-transformers made
+unimportable: the doctor must still pass). The library tests build broken caches and
+models on disk and check what each check reports.
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ def test_doctor_with_the_full_environment_finds_everything(
     assert not_found == {}
     assert rc == 0
     assert {*TOOLS, "initdb/pg_ctl", "PostGIS extension", "Ontop lock", "Ontop jars",
-            "Ontop launcher", "embedding model"} <= set(required)
+            "Ontop launcher", "embedding model", "embedding encoder"} <= set(required)
     assert checks["Ontop jars"].location == str(ontop_install.jars_dir)
 
     text = subprocess.run(NAVQA + ["doctor"], env=_env(navqa_config), capture_output=True,
@@ -183,3 +184,109 @@ def test_the_checks_load_no_model_and_start_nothing(tmp_path: Path) -> None:
                           text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"
+
+
+# -- the embedding encoder and the optional sentence-transformers ----------------------------
+
+ST_MODULES = ("sentence_transformers", "torch", "transformers")
+
+
+def _without_st(env: dict[str, str], tmp_path: Path) -> dict[str, str]:
+    """``env`` with sentence-transformers (and torch) unimportable, as on a lean install."""
+    block = tmp_path / "no-st"
+    block.mkdir(exist_ok=True)
+    (block / "sitecustomize.py").write_text(
+        "import sys\n" + "".join(f"sys.modules[{m!r}] = None\n" for m in ST_MODULES))
+    return dict(env, PYTHONPATH=os.pathsep.join(
+        p for p in (str(block), env.get("PYTHONPATH")) if p))
+
+
+def _cls_pooling_model(tmp_path: Path) -> Path:
+    """A copy of the default model with CLS pooling, which the numpy encoder does not run."""
+    from navqa.backends.embedder_st import default_model_path
+
+    src, dst = default_model_path(), tmp_path / "cls-model"
+    shutil.copytree(src, dst, ignore=shutil.ignore_patterns("model.safetensors"))
+    (dst / "model.safetensors").symlink_to(src / "model.safetensors")
+    pooling = dst / "1_Pooling" / "config.json"
+    cfg = json.loads(pooling.read_text())
+    cfg.update(pooling_mode_mean_tokens=False, pooling_mode_cls_token=True)
+    pooling.write_text(json.dumps(cfg))
+    return dst
+
+
+def _checks_in_subprocess(env: dict[str, str]) -> tuple[bool, dict[str, Check]]:
+    """``run_checks`` in a fresh interpreter of ``env``: the report's ok and its checks."""
+    code = ("import json\n"
+            "from navqa.cli.cmd_doctor import report_json\n"
+            "from navqa.config import load_config\n"
+            "from navqa.runtime.doctor import run_checks\n"
+            "print(json.dumps(report_json(run_checks(load_config()))))\n")
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    return data["ok"], {c["name"]: Check(**{**c, "status": CheckStatus(c["status"]),
+                                             "provider": Provider(c["provider"])})
+                        for c in data["checks"]}
+
+
+def test_a_lean_install_passes_and_says_the_numpy_encoder_runs(
+        navqa_config: NavqaConfig, ontop_install: OntopInstall, tmp_path: Path) -> None:
+    env = _without_st(_env(navqa_config), tmp_path)
+    rc, checks = _doctor_json(env)
+    assert rc == 0, {n: c.detail for n, c in checks.items() if c.required and not c.ok}
+    encoder = checks["embedding encoder"]
+    assert encoder.ok and encoder.required
+    assert (encoder.detail or "").startswith("numpy encoder, no torch")
+    st = checks["sentence-transformers"]
+    assert (st.status, st.required, st.package) == (CheckStatus.MISSING, False, "navqa[st]")
+    assert st.hint == "pip install 'navqa[st]'"
+    assert st.detail == "not installed; the numpy encoder runs the configured model"
+
+    text = subprocess.run(NAVQA + ["doctor"], env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert text.returncode == 0, text.stdout + text.stderr
+    assert "optional sentence-transformers: pip install 'navqa[st]'" in text.stdout
+    assert "everything navqa needs is in place" in text.stdout
+
+
+def test_with_the_st_extra_both_encoders_are_reported(tmp_path: Path) -> None:
+    cfg = _config(tmp_path)
+    checks = _by_name(run_checks(cfg))
+    assert checks["sentence-transformers"].ok  # the suite installs the st extra
+    assert not checks["sentence-transformers"].required
+    assert (checks["embedding encoder"].detail or "").startswith("numpy encoder")
+    model = _cls_pooling_model(tmp_path)
+    other = _by_name(run_checks(cfg.with_overrides(embedder={"model": str(model)})))
+    encoder = other["embedding encoder"]
+    assert encoder.ok and encoder.package == "navqa[st]"
+    assert (encoder.detail or "").startswith("sentence-transformers: the model is not a BERT")
+    forced = _by_name(run_checks(cfg.with_overrides(embedder={"runtime":
+                                                              "sentence-transformers"})))
+    assert forced["embedding encoder"].detail == \
+        "sentence-transformers: embedder.runtime is sentence-transformers"
+
+
+def test_without_st_a_model_or_reranker_that_needs_it_fails_with_the_hint(
+        tmp_path: Path) -> None:
+    model = _cls_pooling_model(tmp_path)
+    config = tmp_path / "navqa.yaml"
+    config.write_text(f"embedder:\n  model: {model}\n")
+    env = _without_st(dict(os.environ, NAVQA_CACHE_DIR=str(tmp_path / "cache"),
+                           NAVQA_CONFIG=str(config)), tmp_path)
+    _, checks = _checks_in_subprocess(env)
+    encoder = checks["embedding encoder"]
+    assert encoder.required and encoder.status is CheckStatus.MISSING  # fails the doctor
+    assert encoder.hint == "pip install 'navqa[st]'"
+    assert "mean pooling" in (encoder.detail or "")
+
+    reranker = tmp_path / "reranker"
+    reranker.mkdir()
+    config.write_text(f"reranker:\n  model_path: {reranker}\n")
+    _, checks = _checks_in_subprocess(env)
+    assert checks["embedding encoder"].ok  # the default model: numpy
+    st = checks["sentence-transformers"]
+    assert (st.status, st.required, st.hint) == (
+        CheckStatus.MISSING, True, "pip install 'navqa[st]'")
+    assert "cross-encoder" in st.purpose
