@@ -153,9 +153,11 @@ class PipelineConfig(_Section):
     entity_answer: EntityAnswer = EntityAnswer.ENTITY
     """How an entity answer is projected: the entity and its label (``entity``), or the
     label alone (``label``, NaVQA's convention); see :mod:`navqa.model.answers`."""
-    disabled_rules: frozenset[GrammarRule] = frozenset()
+    disabled_rules: frozenset[GrammarRule] = frozenset({GrammarRule.PLAIN_NAME})
     """Offline grammar rules switched off (ablations: ``navqa eval --ablate no-rule-NAME``;
-    the names are :class:`~navqa.model.rules.GrammarRule`'s values)."""
+    the names are :class:`~navqa.model.rules.GrammarRule`'s values). ``plain-name`` is off
+    by default: it helped the dev splits and not the validation splits
+    (docs/evaluation.md); ``disabled_rules = []`` under ``[pipeline]`` switches it on."""
 
     @field_validator("top_k", "max_depth", "judge_top_n", "agent_max_steps")
     @classmethod

@@ -76,6 +76,19 @@ class GrammarRule(StrEnum):
     """"production licence 501": a bare number right after a noun is the name of the
     numbered thing when the data stores it as the name of an entity of the class the noun
     names; off, such a number is always a quantity."""
+    SHARED_RECORD = "shared-record"
+    """"Which genes are expressed in the head during the adult stage?": two values of
+    different classes that the answer reaches by the same property (``isExpressedIn`` to
+    an anatomical entity and to a stage) are held by one record that the same property
+    also reaches and that links to both (an expression condition): both are joined
+    through that one record; off, each is joined to the answer on its own, and any
+    record may hold either."""
+    PLAIN_NAME = "plain-name"
+    """"Which genes are expressed in the midgut?": a lower-case phrase of one to five words
+    that the data stores, with the same case, as the value of a name-like property (alone
+    or with a parenthesised qualifier) is a name, found by one bounded probe for all such
+    phrases (:mod:`navqa.online.plain_names`); off, only quoted and capitalised names are
+    values."""
     ROLE_STAND_IN = "role-stand-in"
     """"Which rig drilled wellbore X?", where no mapped class is a rig: of the mapped
     classes that could stand in for the unmapped one the question names, one that an

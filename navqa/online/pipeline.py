@@ -68,6 +68,7 @@ from navqa.online.expansion import (
 )
 from navqa.online.judge import Judge, LLMJudge, OfflineJudge
 from navqa.online.linking import LEXICAL_WEIGHT, link
+from navqa.online.plain_names import plain_names
 from navqa.online.reading.answer_type import offline_answer_type, root_bonus
 from navqa.online.reading.mentions import LLMMentionExtractor, extract_mentions
 from navqa.online.saga.vacuous import detect as detect_vacuous
@@ -358,6 +359,24 @@ class Pipeline:
                     else v for v in st.mentions.values))
                 st.groundings = [*st.groundings, *named_numbers]
                 st.rules.add(GrammarRule.NUMBERED_NAME)
+        if GrammarRule.PLAIN_NAME not in self.config.pipeline.disabled_rules:
+            try:
+                plain, more = plain_names(self.ctx, self.endpoint, st.question,
+                                          list(st.mentions.values), timeout=probe_timeout)
+            except EndpointError as e:  # unreachable: re-raised by probe_failure
+                grounding.failures.append(probe_failure(ValueProbe.EXACT, None, e))
+                plain, more = [], 1
+            probes += more
+            if plain:
+                # a number inside a name ("embryonic stage 13") is part of it
+                spans = [(n.start, n.end) for n in plain]
+                q = st.question
+                st.mentions = replace(st.mentions, values=(*(
+                    v for v in st.mentions.values
+                    if not (v.kind == "number" and any(v.text in q[a:b] for a, b in spans))),
+                    *(n.grounding.mention for n in plain)))
+                st.groundings = [*st.groundings, *(n.grounding for n in plain)]
+                st.rules.add(GrammarRule.PLAIN_NAME)
         if any(g.abbreviated for g in st.groundings):
             st.rules.add(GrammarRule.ABBREVIATED_VALUE)
         st.ungrounded = grounding.missing

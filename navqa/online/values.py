@@ -178,6 +178,26 @@ def probe_exact(endpoint: SparqlEndpoint, props: list[IRI], texts: list[str], *,
             and isinstance(v, LiteralTerm) and qualifier_of(v.value, lows) is not None]
 
 
+def typed_classes(endpoint: SparqlEndpoint, subjects: list[str], classes: list[IRI], *,
+                  timeout: float) -> dict[str, list[IRI]]:
+    """Which of ``classes`` each of ``subjects`` has an ``rdf:type`` of, in one bounded
+    probe: for an IRI that several classes' templates can produce (Bgee's ``obo:{id}`` is
+    the template of anatomical entities, life stages and confidence levels alike), the
+    templates cannot tell its class, the data can. A subject found in none is left out."""
+    if not subjects or not classes:
+        return {}
+    branches = " UNION ".join(
+        f"{{ <{s}> a <{c}> . BIND(<{s}> AS ?s) BIND(<{c}> AS ?c) }}"
+        for s in dict.fromkeys(subjects) for c in dict.fromkeys(classes))
+    res = endpoint.select(f"SELECT ?s ?c WHERE {{ {branches} }} LIMIT "
+                          f"{len(subjects) * len(classes)}", timeout=timeout)
+    out: dict[str, list[IRI]] = {}
+    for s, c in res.rows:
+        if isinstance(s, IRITerm) and isinstance(c, IRITerm):
+            out.setdefault(s.value, []).append(c.value)
+    return out
+
+
 def qualifier_of(stored: str, texts: list[str]) -> str | None:
     """The text of ``texts`` (lower case) that ``stored`` spells, alone or followed by a
     parenthesised qualifier; ``None`` when it spells none of them."""

@@ -272,6 +272,11 @@ class OfflineSynthesizer:
             by_mention.setdefault(g.mention.text, []).append(g)
         negated_value = False
         placed: set[tuple[IRI, tuple[IRI, ...]]] = set()  # (property, classes) of the anchors
+        if GrammarRule.SHARED_RECORD not in self.disabled and not shape.disjunction:
+            held = self._shared_record(plan, question, by_mention, root, t, sub, linking)
+            for text in held:
+                plan.explain.append(f"value {text!r} held by one shared record")
+                del by_mention[text]
         for text, options in by_mention.items():
             # "… but not in the brain": the value's join, on variables of its own, in MINUS
             negated = GrammarRule.NEGATED_VALUE not in self.disabled and is_negated(question, text)
@@ -682,6 +687,58 @@ class OfflineSynthesizer:
         plan.add(var, ctx.compact(g.prop), g.sparql())
         plan.used.add(g.prop)
         return g
+
+    def _shared_record(self, plan: Plan, question: str,
+                       by_mention: dict[str, list[GroundedValue]], root: IRI, t: str,
+                       sub: Subgraph, linking: Linking) -> list[str]:
+        """Join values of different classes that the answer reaches by one property
+        through one record that the property also reaches (the rule ``shared-record``);
+        returns the mentions so placed (none, or all of a group of two or more)."""
+        ctx = self.ctx
+        firsts: dict[str, tuple[GroundedValue, IRI]] = {}
+        for text, options in by_mention.items():
+            g = options[0]
+            if len(options) > 1 or not g.classes or g.code or is_negated(question, text) \
+                    or any(ctx.same_lineage(root, c) for c in g.classes):
+                continue
+            path = self._path(root, set(g.classes), sub, linking, loose=False)
+            if path is not None and len(path) == 1 and path[0].direction == "out":
+                firsts[text] = (g, path[0].edge.prop)
+        by_prop: dict[IRI, list[str]] = {}
+        for text, (_, prop) in firsts.items():
+            by_prop.setdefault(prop, []).append(text)
+        for prop, texts in by_prop.items():
+            kinds = [set(firsts[x][0].classes) for x in texts]
+            if len(texts) < 2 or any(a & b for i, a in enumerate(kinds) for b in kinds[i + 1:]):
+                continue
+            for n in ctx.neighbours(root, data=False):
+                rec = n.other
+                if n.direction != "out" or n.edge.prop != prop or rec in set().union(*kinds):
+                    continue
+                links: list[IRI] = []
+                for x in texts:
+                    goal = {c for k in firsts[x][0].classes for c in ctx.ontology.subclasses(k)}
+                    edge = next((m.edge.prop for m in ctx.neighbours(rec, data=False)
+                                 if m.direction == "out" and m.other in goal), None)
+                    if edge is None:
+                        break
+                    links.append(edge)
+                if len(links) != len(texts):
+                    continue
+                r = plan.new_var(local_name(rec))
+                plan.var_class[r] = rec
+                plan.add(t, ctx.compact(prop), r)
+                plan.used.update({prop, *links})
+                for x, edge in zip(texts, links, strict=True):
+                    g = firsts[x][0]
+                    v = plan.new_var(local_name(g.classes[0]))
+                    plan.var_class[v] = g.classes[0]
+                    plan.add(r, ctx.compact(edge), v)
+                    plan.add(v, ctx.compact(g.prop), g.sparql())
+                    plan.used.add(g.prop)
+                plan.rules.add(GrammarRule.SHARED_RECORD)
+                return texts
+        return []
 
     def _booleans(self, plan: Plan, question: str, mentions: Mentions, linking: Linking,
                   var: str, cls: IRI) -> None:
